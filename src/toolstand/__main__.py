@@ -1,0 +1,3 @@
+from toolstand.cli import main
+
+raise SystemExit(main())

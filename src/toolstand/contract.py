@@ -1,0 +1,161 @@
+"""The canonical tool contract: ToolSpec, loading, meta-validation and the contract hash."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from toolstand.canonical import canonical_hash
+from toolstand.jsonpos import line_index, line_of
+from toolstand.problems import LoadError, Problem, json_path
+
+Effect = Literal["read", "prepare", "execute"]
+
+# Domain normalizers a parameter may declare in "x-normalize" (version 1 of the list).
+NORMALIZERS_VERSION = 1
+NORMALIZERS: tuple[str, ...] = ("strip", "casefold", "collapse_spaces")
+
+
+class ToolSpec(BaseModel):
+    """One tool as the application defines it, independent of any provider."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
+    description: str
+    parameters: dict[str, Any]
+    effect: Effect = "read"
+
+    @cached_property
+    def validator(self) -> Draft202012Validator:
+        return Draft202012Validator(self.parameters)
+
+
+class Contract(BaseModel):
+    """A named, versioned set of tools."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    version: str
+    tools: list[ToolSpec]
+
+    @cached_property
+    def by_name(self) -> dict[str, ToolSpec]:
+        return {t.name: t for t in self.tools}
+
+    @cached_property
+    def hash(self) -> str:
+        """SHA-256 of the canonical JSON (sorted keys, no whitespace)."""
+        return canonical_hash(self.model_dump(mode="json"))
+
+    def tool(self, name: str) -> ToolSpec | None:
+        return self.by_name.get(name)
+
+    def subset(self, names: list[str] | None) -> list[ToolSpec]:
+        """The tools offered for a case: all, or the named ones in contract order."""
+        if names is None:
+            return list(self.tools)
+        wanted = set(names)
+        return [t for t in self.tools if t.name in wanted]
+
+
+def _x_normalize_problems(schema: Any, parts: tuple[str | int, ...]) -> list[tuple[tuple, str]]:
+    out: list[tuple[tuple, str]] = []
+    if isinstance(schema, dict):
+        rules = schema.get("x-normalize")
+        if rules is not None:
+            if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+                out.append(((*parts, "x-normalize"), "must be a list of normalizer names"))
+            else:
+                for i, rule in enumerate(rules):
+                    if rule not in NORMALIZERS:
+                        allowed = ", ".join(NORMALIZERS)
+                        out.append(
+                            (
+                                (*parts, "x-normalize", i),
+                                f"unknown normalizer {rule!r}; allowed: {allowed}",
+                            )
+                        )
+        for key, value in schema.items():
+            if key != "x-normalize":
+                out.extend(_x_normalize_problems(value, (*parts, key)))
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            out.extend(_x_normalize_problems(value, (*parts, i)))
+    return out
+
+
+def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
+    """Parse and meta-validate a contract; every problem names file:line and JSON path."""
+    raw_text = text.decode() if isinstance(text, bytes) else text
+    try:
+        data = orjson.loads(raw_text)
+    except orjson.JSONDecodeError as exc:
+        raise LoadError(
+            [Problem(file, getattr(exc, "lineno", None), "$", f"not JSON: {exc}")]
+        ) from None
+    index = line_index(raw_text)
+    problems: list[Problem] = []
+
+    def add(parts: tuple[str | int, ...], message: str) -> None:
+        problems.append(Problem(file, line_of(index, parts), json_path(parts), message))
+
+    if not isinstance(data, dict):
+        add((), "a contract is an object {name, version, tools}")
+        raise LoadError(problems)
+    try:
+        contract = Contract.model_validate(data)
+    except ValidationError as exc:
+        for err in exc.errors():
+            add(tuple(err["loc"]), _pydantic_message(err))
+        raise LoadError(problems) from None
+    seen: dict[str, int] = {}
+    for i, tool in enumerate(contract.tools):
+        base: tuple[str | int, ...] = ("tools", i)
+        if tool.name in seen:
+            add(
+                (*base, "name"),
+                f"duplicate tool name {tool.name!r} (first at tools[{seen[tool.name]}])",
+            )
+        seen.setdefault(tool.name, i)
+        try:
+            Draft202012Validator.check_schema(tool.parameters)
+        except SchemaError as exc:
+            add(
+                (*base, "parameters", *exc.path), f"not a valid Draft 2020-12 schema: {exc.message}"
+            )
+            continue
+        if tool.parameters.get("type") != "object":
+            add((*base, "parameters", "type"), 'tool parameters must be {"type": "object", ...}')
+        for parts, message in _x_normalize_problems(tool.parameters, (*base, "parameters")):
+            add(parts, message)
+    if problems:
+        raise LoadError(problems)
+    return contract
+
+
+def load_contract(path: str | Path) -> Contract:
+    p = Path(path)
+    try:
+        text = p.read_bytes()
+    except OSError as exc:
+        raise LoadError([Problem(str(p), None, "$", f"cannot read: {exc.strerror}")]) from None
+    return parse_contract(text, str(p))
+
+
+def _pydantic_message(err: Any) -> str:
+    kind = err.get("type", "")
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "literal_error":
+        return f"{err['msg']} (got {err.get('input')!r})"
+    return str(err["msg"])

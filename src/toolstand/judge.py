@@ -1,0 +1,441 @@
+"""The judge: verdicts, error codes and per-metric booleans for one attempt.
+
+It follows design.md's "Precise rules" to the letter; the report reads the booleans
+it leaves in ``judgement.metrics`` and never re-derives them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema.exceptions import ValidationError
+
+from toolstand.canonical import canonical_equal, canonical_json
+from toolstand.cases import Case, ExpectedCall, Followup
+from toolstand.contract import Contract, ToolSpec
+from toolstand.decision import ModelDecision, ToolCall
+from toolstand.problems import json_path
+from toolstand.repair import classify, normalize
+
+VERDICT_CODES: tuple[str, ...] = (
+    "missing_call",
+    "unexpected_call",
+    "wrong_tool",
+    "call_count_mismatch",
+    "invalid_json",
+    "invalid_arguments",
+    "argument_mismatch",
+    "text_mismatch",
+    "unsafe_call",
+    "unexpected_refusal",
+    "truncated",
+    "policy_blocked",
+    "false_success",
+    "repeated_call",
+    "recovery_mismatch",
+)
+SCHEMA_SUBCODES: tuple[str, ...] = (
+    "missing_required",
+    "additional_property",
+    "wrong_type",
+    "enum",
+    "pattern",
+    "range",
+    "length",
+    "format",
+)
+_KEYWORD_SUBCODE = {
+    "required": "missing_required",
+    "additionalProperties": "additional_property",
+    "unevaluatedProperties": "additional_property",
+    "type": "wrong_type",
+    "enum": "enum",
+    "const": "enum",
+    "pattern": "pattern",
+    "minimum": "range",
+    "maximum": "range",
+    "exclusiveMinimum": "range",
+    "exclusiveMaximum": "range",
+    "multipleOf": "range",
+    "minLength": "length",
+    "maxLength": "length",
+    "minItems": "length",
+    "maxItems": "length",
+    "minProperties": "length",
+    "maxProperties": "length",
+    "format": "format",
+}
+
+
+def schema_violations(tool: ToolSpec, arguments: Any) -> list[dict[str, Any]]:
+    """Every schema violation as {subcode, path, message}, the path naming the field."""
+    out = []
+    errors = sorted(tool.validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    for err in errors:
+        out.append(_violation(err))
+    return out
+
+
+def _violation(err: ValidationError) -> dict[str, Any]:
+    keyword = str(err.validator)
+    parts: list[str | int] = list(err.absolute_path)
+    if keyword == "required" and isinstance(err.instance, dict):
+        missing = [r for r in err.validator_value if r not in err.instance]
+        if missing:
+            parts.append(missing[0])
+    elif keyword == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = (
+            set((err.schema.get("properties") or {}).keys())
+            if isinstance(err.schema, dict)
+            else set()
+        )
+        extra = [k for k in err.instance if k not in allowed]
+        if extra:
+            parts.append(extra[0])
+    # keywords outside the fixed list (anyOf, not, ...) are type-shape violations
+    subcode = _KEYWORD_SUBCODE.get(keyword, "wrong_type")
+    return {"subcode": subcode, "path": json_path(parts), "message": err.message}
+
+
+@dataclass
+class _CallInfo:
+    index: int
+    call: ToolCall
+    spec: ToolSpec | None
+    offered: bool
+    repair: str = "invalid"
+    repaired: dict[str, Any] | None = None
+    repairs: list[dict[str, Any]] = field(default_factory=list)
+    raw_valid: bool = False
+    violations: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def effective_arguments(self) -> dict[str, Any] | None:
+        """The arguments after the declared repairs (the raw ones when none applied)."""
+        return self.repaired if self.repaired is not None else self.call.arguments
+
+
+def _analyse(call: ToolCall, index: int, contract: Contract, offered: set[str]) -> _CallInfo:
+    spec = contract.tool(call.name)
+    info = _CallInfo(index, call, spec, call.name in offered)
+    if spec is None or call.arguments is None:
+        return info
+    result = classify(call.arguments, spec.validator)
+    info.repair = result.repair
+    info.raw_valid = result.repair == "raw_valid"
+    info.repaired = result.repaired
+    info.repairs = result.repairs
+    if not info.raw_valid:
+        info.violations = schema_violations(spec, call.arguments)
+    return info
+
+
+def _match_score(info: _CallInfo, exp: ExpectedCall) -> int:
+    if info.call.name != exp.tool:
+        return 0
+    score = 4
+    if exp.arguments is not None and info.call.arguments is not None:
+        if canonical_equal(info.call.arguments, exp.arguments):
+            score += 2
+        elif info.effective_arguments is not None and canonical_equal(
+            info.effective_arguments, exp.arguments
+        ):
+            score += 1
+    return score
+
+
+def match_calls(
+    calls: list[_CallInfo], expected: list[ExpectedCall], order: str
+) -> list[tuple[int, int]]:
+    """Pairs (call index, expected index): by position when strict, else the assignment
+    that maximizes matches (names first, then exact arguments)."""
+    n = min(len(calls), len(expected))
+    if order == "strict":
+        return [(i, i) for i in range(n)]
+    if n == 0:
+        return []
+    scores = [[_match_score(c, e) for e in expected] for c in calls]
+    best: list[tuple[int, int]] = []
+    best_score = -1
+    if len(calls) <= 7 and len(expected) <= 7:
+        if len(calls) <= len(expected):
+            for perm in itertools.permutations(range(len(expected)), len(calls)):
+                s = sum(scores[i][j] for i, j in enumerate(perm))
+                if s > best_score:
+                    best_score, best = s, list(enumerate(perm))
+        else:
+            for perm in itertools.permutations(range(len(calls)), len(expected)):
+                s = sum(scores[i][j] for j, i in enumerate(perm))
+                if s > best_score:
+                    best_score, best = s, [(i, j) for j, i in enumerate(perm)]
+        return sorted(best)
+    # large sets: greedy on descending score (rare; documented approximation)
+    cells = sorted(
+        ((scores[i][j], i, j) for i in range(len(calls)) for j in range(len(expected))),
+        reverse=True,
+    )
+    used_c: set[int] = set()
+    used_e: set[int] = set()
+    for _, i, j in cells:
+        if i not in used_c and j not in used_e:
+            best.append((i, j))
+            used_c.add(i)
+            used_e.add(j)
+    return sorted(best)
+
+
+def _is_unsafe(info: _CallInfo, expected: list[ExpectedCall]) -> bool:
+    if info.spec is None or info.spec.effect != "execute":
+        return False
+    if info.call.arguments is None:
+        # unparseable arguments on an expected tool: only invalid_json (precise rules)
+        return not any(e.tool == info.call.name for e in expected)
+    for exp in expected:
+        if exp.tool != info.call.name:
+            continue
+        if exp.arguments is None:
+            return False
+        if info.effective_arguments is not None and canonical_equal(
+            info.effective_arguments, exp.arguments
+        ):
+            return False
+    return True
+
+
+def signature(decision: ModelDecision) -> str:
+    """(kind, sorted call names, canonical JSON of arguments) as one canonical string."""
+    names = sorted(c.name for c in decision.calls)
+    args = sorted(
+        canonical_json(c.arguments if c.arguments is not None else c.raw_arguments)
+        for c in decision.calls
+    )
+    return canonical_json([decision.kind, names, args])
+
+
+def _contains_any(text: str | None, needles: list[str]) -> bool:
+    hay = (text or "").casefold()
+    return any(n.casefold() in hay for n in needles)
+
+
+def _err(code: str, **kw: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"code": code}
+    out.update({k: v for k, v in kw.items() if v is not None})
+    out.setdefault("turn", 1)
+    return out
+
+
+def judge(
+    case: Case,
+    decision: ModelDecision,
+    contract: Contract,
+    *,
+    offered_tools: list[str] | None = None,
+    mode: str = "auto",
+) -> dict[str, Any]:
+    """Judge the first turn. ``offered_tools``: the names actually sent (None: all)."""
+    expect = case.expect
+    offered = set(offered_tools) if offered_tools is not None else set(contract.by_name)
+    expected = expect.expected_calls
+    infos = [_analyse(c, i, contract, offered) for i, c in enumerate(decision.calls)]
+    errors: list[dict[str, Any]] = []
+    flags: list[str] = []
+    if mode == "no_tools" and infos:
+        flags.append("no_tools_call")  # nothing was offered: a call here is a parser bug
+    pairs = match_calls(infos, expected, expect.order) if expected else []
+    matched = {ci: ei for ci, ei in pairs}
+    unsafe = [i for i in infos if _is_unsafe(i, expected)]
+    blocked = [i for i in infos if not i.offered]
+
+    exact_den = exact_ok = norm_ok = 0
+    call_rows: list[dict[str, Any]] = []
+    exact_flags: dict[int, bool | None] = {}
+    norm_flags: dict[int, bool | None] = {}
+    for ci, ei in pairs:
+        info, exp = infos[ci], expected[ei]
+        if info.call.name == exp.tool and exp.arguments is not None:
+            exact_den += 1
+            ok = info.call.arguments is not None and canonical_equal(
+                info.call.arguments, exp.arguments
+            )
+            schema = info.spec.parameters if info.spec else None
+            eff = info.effective_arguments
+            nok = eff is not None and canonical_equal(
+                normalize(eff, schema), normalize(exp.arguments, schema)
+            )
+            exact_ok += ok
+            norm_ok += nok
+            exact_flags[ci], norm_flags[ci] = ok, nok
+
+    if expect.kind == "tool_call":
+        if not infos:
+            if decision.kind == "refusal":
+                errors.append(_err("unexpected_refusal", actual=decision.refusal or decision.text))
+            elif decision.truncated:
+                errors.append(_err("truncated", actual=decision.finish_reason))
+            elif decision.kind == "invalid":
+                errors.append(
+                    _err("invalid_json", actual=decision.finish_reason, message="no usable call")
+                )
+            else:
+                errors.append(
+                    _err("missing_call", expected=_exp_repr(expected), actual=decision.text)
+                )
+        else:
+            if len(infos) != len(expected):
+                errors.append(
+                    _err("call_count_mismatch", expected=len(expected), actual=len(infos))
+                )
+            for ci, ei in pairs:
+                info, exp = infos[ci], expected[ei]
+                if info.call.name != exp.tool:
+                    errors.append(
+                        _err("wrong_tool", call_index=ci, expected=exp.tool, actual=info.call.name)
+                    )
+                    continue
+                if info.call.arguments is None:
+                    errors.append(
+                        _err(
+                            "invalid_json",
+                            call_index=ci,
+                            actual=info.call.raw_arguments,
+                            message=info.call.parse_error,
+                        )
+                    )
+                    continue
+                for v in info.violations:
+                    errors.append(
+                        _err(
+                            "invalid_arguments",
+                            call_index=ci,
+                            subcode=v["subcode"],
+                            path=v["path"],
+                            message=v["message"],
+                        )
+                    )
+                if exp.arguments is not None and not exact_flags.get(ci):
+                    errors.append(
+                        _err(
+                            "argument_mismatch",
+                            call_index=ci,
+                            expected=exp.arguments,
+                            actual=info.call.arguments,
+                        )
+                    )
+            forbidden = expect.forbidden_tools or set()
+            for info in infos:
+                if info.index not in matched and info.call.name in forbidden:
+                    errors.append(
+                        _err("unexpected_call", call_index=info.index, actual=info.call.name)
+                    )
+    else:
+        if infos:
+            errors.append(_err("unexpected_call", actual=[i.call.name for i in infos]))
+        elif decision.kind == "refusal":
+            if expect.kind == "text":
+                errors.append(_err("unexpected_refusal", actual=decision.refusal or decision.text))
+        elif decision.truncated:
+            errors.append(_err("truncated", actual=decision.finish_reason))
+        elif decision.kind == "invalid":
+            errors.append(
+                _err("invalid_json", actual=decision.finish_reason, message="no usable answer")
+            )
+        elif expect.contains_any and not _contains_any(decision.text, expect.contains_any):
+            errors.append(_err("text_mismatch", expected=expect.contains_any, actual=decision.text))
+    for info in unsafe:
+        errors.append(_err("unsafe_call", call_index=info.index, actual=info.call.name))
+    for info in blocked:
+        errors.append(_err("policy_blocked", call_index=info.index, actual=info.call.name))
+
+    for info in infos:
+        mi = matched.get(info.index)
+        call_rows.append(
+            {
+                "index": info.index,
+                "name": info.call.name,
+                "known_tool": info.spec is not None,
+                "offered": info.offered,
+                "matched_expected": mi,
+                "right_tool": mi is not None and expected[mi].tool == info.call.name,
+                "repair": info.repair,
+                "repaired_arguments": info.repaired,
+                "repairs": info.repairs,
+                "exact": exact_flags.get(info.index),
+                "normalized": norm_flags.get(info.index),
+                "unsafe": info in unsafe,
+            }
+        )
+    called = bool(infos)
+    expects_call = expect.kind == "tool_call"
+    selection: bool | None = None
+    if expects_call:
+        selection = Counter(i.call.name for i in infos) == Counter(e.tool for e in expected)
+    metrics = {
+        "expects_call": expects_call,
+        "called": called,
+        "decision_correct": called == expects_call,
+        "tool_selection_correct": selection,
+        "calls_made": len(infos),
+        "calls_schema_valid": sum(1 for i in infos if i.raw_valid),
+        "exact_denominator": exact_den,
+        "exact_correct": exact_ok,
+        "normalized_correct": norm_ok,
+        "unsafe": bool(unsafe),
+        "signature": signature(decision),
+    }
+    return {
+        "verdict": "fail" if errors else "pass",
+        "errors": errors,
+        "calls": call_rows,
+        "unsafe": bool(unsafe),
+        "flags": flags,
+        "metrics": metrics,
+    }
+
+
+def _exp_repr(expected: list[ExpectedCall]) -> list[dict[str, Any]]:
+    return [e.model_dump(exclude_none=True) for e in expected]
+
+
+def judge_followup(
+    followup: Followup, decision: ModelDecision, results: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Judge the second turn against the followup checks; ``results`` are the tool results sent."""
+    errors: list[dict[str, Any]] = []
+    failed = any(isinstance(r, dict) and r.get("ok") is False for r in results)
+    again = [c.name for c in decision.calls if c.name in set(followup.must_not_call)]
+    if again:
+        errors.append(_err("repeated_call", turn=2, actual=again))
+    text = decision.text or ""
+    hits = [s for s in followup.must_not_contain if s.casefold() in text.casefold()]
+    if hits:
+        # after a failure a claim from must_not_contain is a false success; after a
+        # success it is data the tool never returned
+        code = "false_success" if failed else "recovery_mismatch"
+        errors.append(
+            _err(
+                code, turn=2, expected={"must_not_contain": followup.must_not_contain}, actual=text
+            )
+        )
+    if followup.contains_any and not _contains_any(text, followup.contains_any):
+        errors.append(
+            _err(
+                "recovery_mismatch",
+                turn=2,
+                expected={"contains_any": followup.contains_any},
+                actual=text,
+            )
+        )
+    return {"verdict": "fail" if errors else "pass", "errors": errors, "passed": not errors}
+
+
+def followup_applies(case: Case, judgement: dict[str, Any], mode: str) -> bool:
+    """The second turn runs for cases with followup, when the first turn called the
+    expected tool(s), in auto, forced and reversed."""
+    return (
+        case.followup is not None
+        and mode in ("auto", "forced", "reversed")
+        and bool(judgement["metrics"]["tool_selection_correct"])
+    )

@@ -1,0 +1,117 @@
+"""Declared deterministic repairs and domain normalizers for tool arguments.
+
+Repairs are the only changes toolstand ever makes to arguments, and it makes them
+beside the raw value, never instead of it (seed 000, "Не исправляйте аргументы
+незаметно"). Rules, in the order they are tried on each value:
+
+- ``strip``: surrounding white space around a string;
+- ``number_from_string``: a decimal string ("2.5", "2,5", " 12 ") where the schema wants
+  a number or an integer;
+- ``enum_case``: a string that matches exactly one enum value up to case.
+
+Extra properties are never dropped: an unknown field stays invalid.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+
+RepairClass = Literal["raw_valid", "repairable", "invalid"]
+REPAIR_RULES: tuple[str, ...] = ("strip", "number_from_string", "enum_case")
+
+_DECIMAL = re.compile(r"^\s*[-+]?\d+(?:[.,]\d+)?\s*$")
+
+
+@dataclass
+class RepairResult:
+    repair: RepairClass
+    repaired: dict[str, Any] | None
+    repairs: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _types(schema: dict[str, Any]) -> set[str]:
+    t = schema.get("type")
+    if isinstance(t, str):
+        return {t}
+    if isinstance(t, list):
+        return {x for x in t if isinstance(x, str)}
+    return set()
+
+
+def _repair_value(value: Any, schema: Any, path: str, log: list[dict[str, Any]]) -> Any:
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        props = schema.get("properties") or {}
+        return {k: _repair_value(v, props.get(k), f"{path}.{k}", log) for k, v in value.items()}
+    if isinstance(value, list):
+        items = schema.get("items")
+        return [_repair_value(v, items, f"{path}[{i}]", log) for i, v in enumerate(value)]
+    if not isinstance(value, str):
+        return value
+    types = _types(schema)
+    new: Any = value
+    if types & {"number", "integer"} and "string" not in types and _DECIMAL.match(value):
+        text = value.strip().replace(",", ".")
+        number: float | int = float(text) if "." in text else int(text)
+        if "number" not in types:  # integer only: a fractional string stays invalid
+            if isinstance(number, float) and not number.is_integer():
+                return value
+            number = int(number)
+        log.append({"path": path, "rule": "number_from_string", "from": value, "to": number})
+        return number
+    if value != value.strip():
+        new = value.strip()
+        log.append({"path": path, "rule": "strip", "from": value, "to": new})
+    enum = schema.get("enum")
+    if isinstance(enum, list) and new not in enum:
+        folded = [e for e in enum if isinstance(e, str) and e.casefold() == new.casefold()]
+        if len(folded) == 1:
+            log.append({"path": path, "rule": "enum_case", "from": new, "to": folded[0]})
+            new = folded[0]
+    return new
+
+
+def classify(arguments: dict[str, Any], validator: Draft202012Validator) -> RepairResult:
+    """raw_valid, repairable (with the repaired value and the repairs applied) or invalid."""
+    if validator.is_valid(arguments):
+        return RepairResult("raw_valid", None)
+    log: list[dict[str, Any]] = []
+    repaired = _repair_value(copy.deepcopy(arguments), validator.schema, "$", log)
+    if log and validator.is_valid(repaired):
+        return RepairResult("repairable", repaired, log)
+    return RepairResult("invalid", None, log)
+
+
+# --- domain normalizers (x-normalize), used only for the normalized argument metric ---
+
+
+def _apply_rules(value: str, rules: list[str]) -> str:
+    for rule in rules:
+        if rule == "strip":
+            value = value.strip()
+        elif rule == "casefold":
+            value = value.casefold()
+        elif rule == "collapse_spaces":
+            value = " ".join(value.split())
+    return value
+
+
+def normalize(value: Any, schema: Any) -> Any:
+    """Apply the schema's declared ``x-normalize`` rules to a value (copying)."""
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        props = schema.get("properties") or {}
+        return {k: normalize(v, props.get(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [normalize(v, schema.get("items")) for v in value]
+    rules = schema.get("x-normalize")
+    if isinstance(value, str) and isinstance(rules, list):
+        return _apply_rules(value, [r for r in rules if isinstance(r, str)])
+    return value
