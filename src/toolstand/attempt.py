@@ -1,0 +1,371 @@
+"""One attempt: first turn, judgement, optional second turn, and its JSONL record.
+
+Shared by the headless runner and the TUI's Run screen, which steps through the same
+functions one at a time (so it can edit the tool results before the second turn).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from toolstand import __version__
+from toolstand.adapters import get_adapter
+from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, RequestSettings, ToolResult
+from toolstand.cases import Case
+from toolstand.config import Config, RunSpec
+from toolstand.contract import Contract, ToolSpec
+from toolstand.decision import ModelDecision, ToolCall
+from toolstand.executor import execute
+from toolstand.judge import followup_applies, judge, judge_followup
+from toolstand.redact import scrub
+from toolstand.transport import Exchange, RetryPolicy, exchange, request_hash, sanitize_request
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Target:
+    """A configured run made concrete: the adapter, its base URL and its key."""
+
+    spec: RunSpec
+    adapter: Adapter
+    base_url: str
+    key: str | None
+
+    @classmethod
+    def make(cls, spec: RunSpec, base_url: str, key: str | None) -> Target:
+        return cls(spec, get_adapter(spec.api), base_url, key)
+
+
+@dataclass
+class Turn:
+    """What one exchange produced."""
+
+    built: BuiltRequest
+    exchange: Exchange
+    decision: ModelDecision | None
+
+    @property
+    def failed(self) -> bool:
+        return self.exchange.error is not None
+
+
+@dataclass
+class AttemptState:
+    """An attempt in progress; the TUI keeps one between its steps."""
+
+    target: Target
+    case: Case
+    mode: str
+    attempt: int
+    run_id: str
+    offered: list[ToolSpec] | None
+    blocked: list[str]
+    settings: RequestSettings
+    started_at: str = field(
+        default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds")
+    )
+    t0: float = field(default_factory=time.perf_counter)
+    first: Turn | None = None
+    judgement: dict[str, Any] | None = None
+    second: Turn | None = None
+    second_results: list[ToolResult] = field(default_factory=list)
+    second_judgement: dict[str, Any] | None = None
+
+
+def tool_choice_for(case: Case, mode: str) -> str:
+    """forced: the expected tool when all expected calls name one, else required."""
+    if mode == "forced":
+        names = {c.tool for c in case.expect.expected_calls}
+        return names.pop() if len(names) == 1 else "required"
+    return "auto"
+
+
+def offered_tools(
+    contract: Contract, case: Case, mode: str
+) -> tuple[list[ToolSpec] | None, list[str]]:
+    """The tools sent (None for the no-tools control) and the blocked names, never sent."""
+    active = contract.subset(case.active_tools)
+    blocked = [t.name for t in contract.tools if t not in active]
+    if mode == "no_tools":
+        return None, blocked
+    if mode == "reversed":
+        active = list(reversed(active))
+    return active, blocked
+
+
+def mode_applies(case: Case, mode: str) -> bool:
+    """forced runs only cases that expect a call."""
+    return mode != "forced" or case.expects_call
+
+
+def start(
+    target: Target,
+    case: Case,
+    mode: str,
+    attempt: int,
+    run_id: str,
+    contract: Contract,
+    config: Config,
+) -> AttemptState:
+    offered, blocked = offered_tools(contract, case, mode)
+    options: dict[str, Any] = {}
+    if target.spec.anthropic_version:
+        options["anthropic_version"] = target.spec.anthropic_version
+    settings = RequestSettings(
+        tool_choice=tool_choice_for(case, mode),
+        parallel_tool_calls=target.spec.parallel_tool_calls,
+        temperature=config.temperature,
+        max_output_tokens=config.max_output_tokens,
+        options=options,
+    )
+    return AttemptState(target, case, mode, attempt, run_id, offered, blocked, settings)
+
+
+def policy_for(config: Config) -> RetryPolicy:
+    r = config.retry
+    return RetryPolicy(
+        max_retries=r.max_retries,
+        base_delay_s=r.base_delay_s,
+        max_delay_s=r.max_delay_s,
+        total_budget_s=r.total_budget_s,
+    )
+
+
+async def _send(
+    state: AttemptState, built: BuiltRequest, client: httpx.AsyncClient, policy: RetryPolicy
+) -> Turn:
+    ex = await exchange(
+        client, state.target.adapter, built, state.target.key, state.settings, policy
+    )
+    decision = None if ex.error is not None else state.target.adapter.parse_decision(ex.body)
+    return Turn(built, ex, decision)
+
+
+async def first_turn(
+    state: AttemptState,
+    system: str | None,
+    contract: Contract,
+    client: httpx.AsyncClient,
+    policy: RetryPolicy,
+) -> Turn:
+    built = state.target.adapter.build_request(
+        base_url=state.target.base_url,
+        model=state.target.spec.model,
+        system=system,
+        messages=state.case.conversation,
+        tools=state.offered,
+        settings=state.settings,
+    )
+    turn = await _send(state, built, client, policy)
+    state.first = turn
+    if turn.decision is not None:
+        names = [t.name for t in state.offered] if state.offered is not None else []
+        state.judgement = judge(
+            state.case, turn.decision, contract, offered_tools=names, mode=state.mode
+        )
+    return turn
+
+
+def wants_second_turn(state: AttemptState) -> bool:
+    return state.judgement is not None and followup_applies(state.case, state.judgement, state.mode)
+
+
+def default_results(state: AttemptState) -> list[ToolResult]:
+    """What the fake executor returns for each call of the first turn."""
+    assert state.first is not None and state.first.decision is not None
+    return [
+        ToolResult(c.call_id, c.call_id_synthesized, c.name, execute(c, state.case))
+        for c in state.first.decision.calls
+    ]
+
+
+async def second_turn(
+    state: AttemptState, results: list[ToolResult], client: httpx.AsyncClient, policy: RetryPolicy
+) -> Turn:
+    """Send the tool results back with the assistant's own message; judge the followup."""
+    assert state.first is not None and state.first.decision is not None
+    first = state.first
+    body = state.target.adapter.append_tool_result(
+        request_body=first.built.http.body,
+        response_body=first.exchange.body,
+        decision=first.decision,
+        results=results,
+    )
+    http = first.built.http
+    built = BuiltRequest(
+        HttpRequest(http.method, http.url, dict(http.headers), body, dict(http.params)),
+        first.built.schema_notes,
+        first.built.api_settings,
+    )
+    settings = state.settings
+    state.settings = RequestSettings(
+        "auto",
+        settings.parallel_tool_calls,
+        settings.temperature,
+        settings.max_output_tokens,
+        settings.options,
+    )
+    turn = await _send(state, built, client, policy)
+    state.settings = settings
+    state.second = turn
+    state.second_results = results
+    if turn.decision is not None and state.case.followup is not None:
+        state.second_judgement = judge_followup(
+            state.case.followup, turn.decision, [r.result for r in results]
+        )
+    return turn
+
+
+def _response(ex: Exchange) -> dict[str, Any]:
+    return {
+        "status": ex.status,
+        "headers": ex.headers,
+        "body": ex.body,
+        "body_is_json": ex.body_is_json,
+    }
+
+
+def _tries(ex: Exchange) -> list[dict[str, Any]]:
+    return [t.to_dict() if hasattr(t, "to_dict") else dict(vars(t)) for t in ex.tries]
+
+
+def _transport_error(ex: Exchange) -> dict[str, Any] | None:
+    if ex.error is None:
+        return None
+    return {"code": ex.error.code, "message": ex.error.message, "status": ex.status}
+
+
+def _usage(state: AttemptState) -> dict[str, Any]:
+    total_in = total_out = None
+    for turn in (state.first, state.second):
+        if turn is None or turn.failed:
+            continue
+        u = state.target.adapter.usage(turn.exchange.body)
+        if u.input_tokens is not None:
+            total_in = (total_in or 0) + u.input_tokens
+        if u.output_tokens is not None:
+            total_out = (total_out or 0) + u.output_tokens
+    return {"input_tokens": total_in, "output_tokens": total_out}
+
+
+def _cost(spec: RunSpec, usage: dict[str, Any]) -> float | None:
+    if spec.prices is None or usage["input_tokens"] is None or usage["output_tokens"] is None:
+        return None
+    p = spec.prices
+    return round(
+        usage["input_tokens"] * p.input_per_mtok / 1e6
+        + usage["output_tokens"] * p.output_per_mtok / 1e6,
+        8,
+    )
+
+
+def record(state: AttemptState) -> dict[str, Any]:
+    """The attempt's JSONL record. Small fields first, the large bodies last, so that
+    readers of summaries can stop decoding at "request"."""
+    assert state.first is not None
+    first = state.first
+    spec = state.target.spec
+    judgement = state.judgement
+    if judgement is not None and state.second_judgement is not None:
+        judgement = dict(judgement)
+        errors = list(judgement["errors"]) + list(state.second_judgement["errors"])
+        judgement["errors"] = errors
+        judgement["verdict"] = "fail" if errors else "pass"
+    usage = _usage(state)
+    elapsed_ms = round((time.perf_counter() - state.t0) * 1000, 3)
+    rec: dict[str, Any] = {
+        "type": "attempt",
+        "schema_version": SCHEMA_VERSION,
+        "run_id": state.run_id,
+        "provider": spec.provider,
+        "api": spec.api,
+        "model": spec.model,
+        "simulated": spec.simulated,
+        "case_id": state.case.id,
+        "category": state.case.category,
+        "mode": state.mode,
+        "attempt": state.attempt,
+        "started_at": state.started_at,
+        "elapsed_ms": elapsed_ms,
+        "latency_ms": first.exchange.latency_ms,
+        "retries": max(0, len(first.exchange.tries) - 1),
+        "transport_error": _transport_error(first.exchange),
+        "decision": first.decision.to_dict() if first.decision is not None else None,
+        "judgement": judgement,
+        "usage": usage,
+        "cost_usd": _cost(spec, usage),
+        "adapter_version": state.target.adapter.version,
+        "toolstand_version": __version__,
+        "api_settings": first.built.api_settings,
+        "tool_choice": state.settings.tool_choice if state.offered is not None else None,
+        "offered_tools": [t.name for t in state.offered] if state.offered is not None else [],
+        "blocked_tools": state.blocked,
+        "user": state.case.last_user_text,
+        "schema_notes": [vars(n) for n in first.built.schema_notes],
+        "tries": _tries(first.exchange),
+        "request_hash": request_hash(first.built.http.body),
+        "request": sanitize_request(first.built.http),
+        "response": _response(first.exchange),
+        "second_turn": _second_record(state),
+    }
+    if state.target.key:
+        rec = scrub(rec, [state.target.key])
+    return rec
+
+
+def _second_record(state: AttemptState) -> dict[str, Any] | None:
+    turn = state.second
+    if turn is None:
+        return None
+    return {
+        "tool_results": [
+            {
+                "call_id": r.call_id,
+                "name": r.name,
+                "result": r.result,
+                "call_id_synthesized": r.call_id_synthesized,
+            }
+            for r in state.second_results
+        ],
+        "transport_error": _transport_error(turn.exchange),
+        "judgement": state.second_judgement,
+        "elapsed_ms": turn.exchange.elapsed_ms,
+        "decision": turn.decision.to_dict() if turn.decision is not None else None,
+        "tries": _tries(turn.exchange),
+        "request_hash": request_hash(turn.built.http.body),
+        "request": sanitize_request(turn.built.http),
+        "response": _response(turn.exchange),
+    }
+
+
+async def run_attempt(
+    target: Target,
+    case: Case,
+    mode: str,
+    attempt: int,
+    run_id: str,
+    *,
+    contract: Contract,
+    config: Config,
+    system: str | None,
+    client: httpx.AsyncClient,
+    policy: RetryPolicy,
+) -> dict[str, Any]:
+    """The whole attempt, headless: first turn, second turn when it applies, the record."""
+    state = start(target, case, mode, attempt, run_id, contract, config)
+    await first_turn(state, system, contract, client, policy)
+    if wants_second_turn(state):
+        await second_turn(state, default_results(state), client, policy)
+    return record(state)
+
+
+def calls_of(decision: dict[str, Any] | None) -> list[ToolCall]:
+    if not decision:
+        return []
+    return [ToolCall.from_dict(c) for c in decision.get("calls") or []]

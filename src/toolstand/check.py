@@ -1,0 +1,256 @@
+"""`toolstand check`: lint contracts and cases, each problem as file:line: path: message."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from toolstand.cases import CaseFile, load_cases
+from toolstand.contract import Contract, load_contract
+from toolstand.jsonpos import line_index, line_of
+from toolstand.judge import schema_violations
+from toolstand.problems import LoadError, Problem, json_path
+
+# Keywords each API rejects or ignores, so the user knows which constraints only
+# toolstand's own validation enforces (providers.md A6, C6, D6).
+_GEMINI_SCHEMA_FIELDS = {
+    "type", "format", "title", "description", "nullable", "enum", "properties", "required",
+    "items", "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern",
+    "minProperties", "maxProperties", "propertyOrdering", "anyOf", "default", "example",
+}  # fmt: skip
+_OPENAI_STRICT_UNSUPPORTED = {
+    "allOf",
+    "not",
+    "dependentRequired",
+    "dependentSchemas",
+    "if",
+    "then",
+    "else",
+}
+_ANTHROPIC_STRICT_UNSUPPORTED = {
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
+    "maxLength", "uniqueItems", "maxItems", "minProperties", "maxProperties",
+}  # fmt: skip
+_STRUCTURAL = {
+    "properties",
+    "items",
+    "$defs",
+    "definitions",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "prefixItems",
+}
+
+
+@dataclass
+class CheckResult:
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+
+def _walk(
+    schema: Any, parts: tuple[str | int, ...]
+) -> Iterator[tuple[tuple[str | int, ...], dict[str, Any]]]:
+    if not isinstance(schema, dict):
+        return
+    yield parts, schema
+    for key in ("properties", "$defs", "definitions"):
+        sub = schema.get(key)
+        if isinstance(sub, dict):
+            for name, value in sub.items():
+                yield from _walk(value, (*parts, key, name))
+    items = schema.get("items")
+    if isinstance(items, dict):
+        yield from _walk(items, (*parts, "items"))
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        sub = schema.get(key)
+        if isinstance(sub, list):
+            for i, value in enumerate(sub):
+                yield from _walk(value, (*parts, key, i))
+
+
+def api_warnings(contract: Contract, file: str, text: str) -> list[Problem]:
+    """Per API, the schema keywords it rejects or drops."""
+    index = line_index(text)
+    out: list[Problem] = []
+
+    def warn(parts: tuple[str | int, ...], message: str) -> None:
+        out.append(Problem(file, line_of(index, parts), json_path(parts), message, "warning"))
+
+    for ti, tool in enumerate(contract.tools):
+        base: tuple[str | int, ...] = ("tools", ti, "parameters")
+        for parts, node in _walk(tool.parameters, base):
+            for key in node:
+                if key in _STRUCTURAL or key.startswith("x-"):
+                    continue
+                if key not in _GEMINI_SCHEMA_FIELDS:
+                    warn(
+                        (*parts, key),
+                        f"gemini: '{key}' is not a field of the OpenAPI-subset 'parameters' schema "
+                        "(a 400 there); toolstand sends 'parametersJsonSchema', where enforcement is "
+                        "unconfirmed: only toolstand's validation enforces it",
+                    )
+                if key in _ANTHROPIC_STRICT_UNSUPPORTED:
+                    warn(
+                        (*parts, key),
+                        f"anthropic strict tools: '{key}' is not supported (400 with strict: true)",
+                    )
+                if key in _OPENAI_STRICT_UNSUPPORTED:
+                    warn(
+                        (*parts, key),
+                        f"openai strict mode: '{key}' is not supported (400 with strict: true)",
+                    )
+            if node.get("type") == "object":
+                props = set((node.get("properties") or {}).keys())
+                missing = sorted(props - set(node.get("required") or []))
+                if missing:
+                    warn(
+                        (*parts, "required"),
+                        f"openai strict mode: every property must be required; optional here: {', '.join(missing)}",
+                    )
+                if node.get("additionalProperties") is not False:
+                    warn(
+                        parts,
+                        "openai and anthropic strict modes need additionalProperties: false on every object",
+                    )
+    return out
+
+
+def check_cases(casefile: CaseFile, contract: Contract) -> list[Problem]:
+    """Unknown tools, expected arguments against the schema, self-contradictions."""
+    out: list[Problem] = []
+    known = set(contract.by_name)
+    for line in casefile.lines:
+        case = line.case
+        if case is None:
+            continue
+
+        def add(
+            parts: tuple[str | int, ...],
+            message: str,
+            severity: str = "error",
+            n: int = line.number,
+        ) -> None:
+            out.append(Problem(casefile.path, n, json_path(parts), message, severity))
+
+        allowed = ", ".join(sorted(known))
+        for i, name in enumerate(case.active_tools or []):
+            if name not in known:
+                add(("active_tools", i), f"unknown tool {name!r}; the contract has: {allowed}")
+        expected = case.expect.expected_calls
+        for i, exp in enumerate(expected):
+            parts: tuple[str | int, ...] = (
+                ("expect", "calls", i) if case.expect.calls else ("expect",)
+            )
+            tool = contract.tool(exp.tool)
+            if tool is None:
+                add((*parts, "tool"), f"unknown tool {exp.tool!r}; the contract has: {allowed}")
+                continue
+            if case.active_tools is not None and exp.tool not in case.active_tools:
+                add((*parts, "tool"), f"expects {exp.tool!r}, which active_tools does not offer")
+            if exp.arguments is not None:
+                for v in schema_violations(tool, exp.arguments):
+                    sub = v["path"].removeprefix("$").lstrip(".")
+                    add(
+                        (*parts, "arguments", *([sub] if sub else [])),
+                        f"expected arguments break the {exp.tool} schema ({v['subcode']}): {v['message']}",
+                    )
+        if isinstance(case.expect.must_not_call, list):
+            for i, name in enumerate(case.expect.must_not_call):
+                if name not in known:
+                    add(
+                        ("expect", "must_not_call", i),
+                        f"unknown tool {name!r}; the contract has: {allowed}",
+                    )
+                if any(e.tool == name for e in expected):
+                    add(
+                        ("expect", "must_not_call", i),
+                        f"contradicts the expectation: {name!r} is both expected and forbidden",
+                    )
+        if case.expect.kind == "tool_call" and case.expect.contains_any:
+            add(
+                ("expect", "contains_any"),
+                "contains_any is checked only on a text answer; it has no effect on kind tool_call",
+                "warning",
+            )
+        if case.followup is not None:
+            if case.expect.kind != "tool_call":
+                add(
+                    ("followup",),
+                    "followup runs only after an expected call; this case expects none",
+                    "warning",
+                )
+            for name in case.followup.tool_results:
+                if name not in known:
+                    add(
+                        ("followup", "tool_results", name),
+                        f"unknown tool {name!r}; the contract has: {allowed}",
+                    )
+            for i, name in enumerate(case.followup.must_not_call):
+                if name not in known:
+                    add(
+                        ("followup", "must_not_call", i),
+                        f"unknown tool {name!r}; the contract has: {allowed}",
+                    )
+    return out
+
+
+def lock_path(contract_path: Path) -> Path:
+    return contract_path.with_suffix(".lock.json")
+
+
+def check_lock(contract: Contract, contract_path: Path) -> list[Problem]:
+    """Fail when the contract changed without a version bump; else record hash and version."""
+    path = lock_path(contract_path)
+    record = {"name": contract.name, "version": contract.version, "hash": contract.hash}
+    if path.exists():
+        try:
+            old = orjson.loads(path.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            return [Problem(str(path), None, "$", f"lock file is not JSON: {exc}")]
+        if old.get("hash") == contract.hash:
+            return []
+        if old.get("version") == contract.version:
+            return [
+                Problem(
+                    str(contract_path),
+                    None,
+                    "$.version",
+                    f"contract changed without a version bump: hash {old.get('hash', '?')[:12]} → "
+                    f"{contract.hash[:12]} at version {contract.version!r}; bump 'version'",
+                )
+            ]
+    path.write_bytes(orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n")
+    return []
+
+
+def run_check(tools: Path, cases: Path, *, lock: bool = False) -> CheckResult:
+    result = CheckResult()
+    try:
+        contract = load_contract(tools)
+    except LoadError as exc:
+        result.problems.extend(exc.problems)
+        return result
+    result.problems.extend(api_warnings(contract, str(tools), tools.read_text(encoding="utf-8")))
+    try:
+        casefile = load_cases(cases, strict=False)
+    except LoadError as exc:
+        result.problems.extend(exc.problems)
+    else:
+        result.problems.extend(casefile.problems)
+        result.problems.extend(check_cases(casefile, contract))
+    if lock and not result.errors:
+        result.problems.extend(check_lock(contract, tools))
+    return result

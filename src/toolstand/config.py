@@ -1,0 +1,159 @@
+"""The run configuration: which providers and models, with what settings.
+
+Relative paths are relative to the config file's folder. Keys never live here: a run
+names the environment variable that holds its key (``api_key_env``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from toolstand.jsonpos import line_index, line_of
+from toolstand.problems import LoadError, Problem, json_path
+
+API_NAMES: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
+MODES: tuple[str, ...] = ("auto", "forced", "no_tools", "reversed")
+Mode = Literal["auto", "forced", "no_tools", "reversed"]
+ANTHROPIC_VERSIONS: tuple[str, ...] = ("2023-06-01", "2026-10-21")
+
+
+def _default_modes() -> list[Mode]:
+    return ["auto"]
+
+
+class Prices(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+
+
+class RunSpec(BaseModel):
+    """One provider/model pair to run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    api: Literal["openai-chat", "openai-responses", "anthropic", "gemini"] = "openai-chat"
+    base_url: str = Field(min_length=1)
+    api_key_env: str | None = None
+    anthropic_version: Literal["2023-06-01", "2026-10-21"] | None = None
+    parallel_tool_calls: bool | None = None
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    prices: Prices | None = None
+
+    @property
+    def simulated(self) -> bool:
+        return self.base_url == "sim"
+
+    @property
+    def label(self) -> str:
+        return f"{self.provider}/{self.model} ({self.api})"
+
+
+class Timeouts(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    connect_s: float = Field(default=10.0, gt=0)
+    read_s: float = Field(default=60.0, gt=0)
+
+
+class Retry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    max_retries: int = Field(default=4, ge=0, le=20)
+    base_delay_s: float = Field(default=0.5, ge=0)
+    max_delay_s: float = Field(default=30.0, ge=0)
+    total_budget_s: float = Field(default=120.0, gt=0)
+
+
+class SimSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    seed: int = 0
+    latency_s: float = Field(default=0.0, ge=0)
+    retry_after_s: float = Field(default=0.0, ge=0)
+
+
+class Config(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    runs: list[RunSpec] = Field(min_length=1)
+    temperature: float | None = 0.0
+    max_output_tokens: int | None = Field(default=500, gt=0)
+    repetitions: int = Field(default=3, ge=1, le=1000)
+    parallelism: int = Field(default=1, ge=1, le=1024)
+    modes: list[Mode] = Field(default_factory=_default_modes)
+    system_prompt: str | None = None
+    tools: str = "contracts/delivery_tools.json"
+    cases: str = "cases/delivery.jsonl"
+    timeouts: Timeouts = Field(default_factory=Timeouts)
+    retry: Retry = Field(default_factory=Retry)
+    sim: SimSettings = Field(default_factory=SimSettings)
+    # where the config came from, for resolving relative paths (not in the file)
+    folder: Path = Field(default=Path("."), exclude=True)
+
+    @field_validator("modes")
+    @classmethod
+    def _modes_unique(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("modes must not repeat")
+        if not v:
+            raise ValueError(f"give at least one mode: {', '.join(MODES)}")
+        return v
+
+    def resolve(self, path: str | None) -> Path | None:
+        if path is None:
+            return None
+        p = Path(path)
+        return p if p.is_absolute() else self.folder / p
+
+    @property
+    def prompt_path(self) -> Path | None:
+        return self.resolve(self.system_prompt)
+
+
+def _message(err: Any) -> str:
+    kind = err.get("type", "")
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required key is missing"
+    return str(err["msg"]).removeprefix("Value error, ")
+
+
+def parse_config(text: str | bytes, file: str = "<config>", folder: Path | None = None) -> Config:
+    raw = text.decode() if isinstance(text, bytes) else text
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise LoadError(
+            [Problem(file, getattr(exc, "lineno", None), "$", f"not JSON: {exc}")]
+        ) from None
+    if not isinstance(data, dict):
+        raise LoadError([Problem(file, 1, "$", "a config is a JSON object with a 'runs' list")])
+    index = line_index(raw)
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = tuple(
+                p
+                for p in err["loc"]
+                if not (isinstance(p, str) and p.startswith(("literal[", "function-")))
+            )
+            problems.append(Problem(file, line_of(index, loc), json_path(loc), _message(err)))
+        raise LoadError(problems) from None
+    config.folder = folder if folder is not None else Path(".")
+    return config
+
+
+def load_config(path: str | Path) -> Config:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise LoadError([Problem(str(p), None, "$", f"cannot read: {exc.strerror}")]) from None
+    return parse_config(data, str(p), p.resolve().parent)

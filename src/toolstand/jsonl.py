@@ -1,0 +1,97 @@
+"""Append-only JSONL: one line per record, flushed the moment it is written."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+AttemptKey = tuple[str, str, str, str, str, int]  # provider, model, api, case_id, mode, attempt
+
+
+def attempt_key(rec: dict[str, Any]) -> AttemptKey:
+    return (
+        rec["provider"],
+        rec["model"],
+        rec["api"],
+        rec["case_id"],
+        rec["mode"],
+        int(rec["attempt"]),
+    )
+
+
+class JsonlWriter:
+    """Appends records; each write is one ``write`` of a whole line, then a flush, so a
+    killed process leaves at most one torn line at the end."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._fh: IO[bytes] = path.open("ab")
+
+    def write(self, record: dict[str, Any]) -> None:
+        self._fh.write(orjson.dumps(record) + b"\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> JsonlWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def iter_lines(
+    path: Path, warn: IO[str] | None = sys.stderr
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Every well-formed JSON object line with its number; a torn or broken line is
+    skipped with a warning naming file:line, never fatal."""
+    with path.open("rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                obj = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                if warn is not None:
+                    torn = "" if raw.endswith(b"\n") else " (torn last line, a killed run)"
+                    print(
+                        f"warning: {path}:{number}: skipped a line that is not JSON{torn}",
+                        file=warn,
+                    )
+                continue
+            if isinstance(obj, dict):
+                yield number, obj
+
+
+def repair_tail(path: Path) -> bool:
+    """Cut a torn last line (no newline) so that appending starts on a fresh line.
+    Returns True when something was cut. Nothing complete is ever touched."""
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with path.open("rb+") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        fh.seek(max(0, size - 1))
+        if fh.read(1) == b"\n":
+            return False
+        # walk back to the last newline
+        pos = size
+        chunk = 65536
+        while pos > 0:
+            start = max(0, pos - chunk)
+            fh.seek(start)
+            data = fh.read(pos - start)
+            idx = data.rfind(b"\n")
+            if idx >= 0:
+                fh.truncate(start + idx + 1)
+                return True
+            pos = start
+        fh.truncate(0)
+        return True

@@ -1,0 +1,405 @@
+"""The run matrix: runs × cases × modes × repetitions, appended to JSONL as they end.
+
+Requests go out with up to ``parallelism`` in flight, spread over several httpx
+clients (one client's pool slows down with many queued requests). Each finished
+attempt is written and flushed at once; ``--resume`` skips the keys already on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import time
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import httpx
+
+from toolstand import __version__
+from toolstand.attempt import Target, mode_applies, policy_for, run_attempt
+from toolstand.canonical import sha256_hex
+from toolstand.cases import Case, CaseFile, load_cases
+from toolstand.config import Config, RunSpec
+from toolstand.contract import Contract, load_contract
+from toolstand.jsonl import AttemptKey, JsonlWriter, attempt_key, iter_lines, repair_tail
+from toolstand.problems import LoadError, Problem
+from toolstand.transport import make_client
+
+CLIENT_SHARE = 16  # requests in flight per httpx client
+
+
+@dataclass
+class WorkItem:
+    run_index: int
+    case: Case
+    mode: str
+    attempt: int
+
+    def key(self, spec: RunSpec) -> AttemptKey:
+        return (spec.provider, spec.model, spec.api, self.case.id, self.mode, self.attempt)
+
+
+@dataclass
+class Inputs:
+    config: Config
+    config_path: str
+    contract: Contract
+    contract_path: Path
+    casefile: CaseFile
+    cases_path: Path
+    system: str | None
+    prompt_version: str | None
+    prompt_hash: str | None
+
+
+def load_inputs(
+    config: Config, config_path: str, cases: str | None = None, tools: str | None = None
+) -> Inputs:
+    """Load everything a run needs; any problem is a LoadError naming file:line."""
+    contract_path = Path(tools) if tools else config.resolve(config.tools)
+    cases_path = Path(cases) if cases else config.resolve(config.cases)
+    assert contract_path is not None and cases_path is not None
+    contract = load_contract(contract_path)
+    casefile = load_cases(cases_path)
+    system = prompt_version = prompt_hash = None
+    if config.prompt_path is not None:
+        try:
+            raw = config.prompt_path.read_bytes()
+        except OSError as exc:
+            raise LoadError(
+                [
+                    Problem(
+                        config_path,
+                        None,
+                        "$.system_prompt",
+                        f"cannot read {config.prompt_path}: {exc.strerror}",
+                    )
+                ]
+            ) from None
+        system = raw.decode("utf-8")
+        prompt_version = config.prompt_path.stem
+        prompt_hash = sha256_hex(raw)
+    return Inputs(
+        config,
+        config_path,
+        contract,
+        contract_path,
+        casefile,
+        cases_path,
+        system,
+        prompt_version,
+        prompt_hash,
+    )
+
+
+def plan(inputs: Inputs, only: set[str] | None = None) -> list[WorkItem]:
+    """The whole matrix in a stable order: run, case, mode, attempt."""
+    items = []
+    for ri, _spec in enumerate(inputs.config.runs):
+        for case in inputs.casefile.cases:
+            if only is not None and case.id not in only:
+                continue
+            for mode in inputs.config.modes:
+                if not mode_applies(case, mode):
+                    continue
+                for attempt in range(1, inputs.config.repetitions + 1):
+                    items.append(WorkItem(ri, case, mode, attempt))
+    return items
+
+
+def header(inputs: Inputs, run_id: str, *, resumed: bool = False) -> dict[str, Any]:
+    c = inputs.config
+    return {
+        "type": "run",
+        "schema_version": 1,
+        "run_id": run_id,
+        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "resumed": resumed,
+        "toolstand_version": __version__,
+        "config": inputs.config_path,
+        "contract": {
+            "name": inputs.contract.name,
+            "version": inputs.contract.version,
+            "hash": inputs.contract.hash,
+            "path": str(inputs.contract_path),
+        },
+        "cases": {
+            "path": str(inputs.cases_path),
+            "hash": inputs.casefile.sha256,
+            "version": inputs.casefile.cases_version,
+            "count": len(inputs.casefile.cases),
+        },
+        "prompt": {
+            "version": inputs.prompt_version,
+            "hash": inputs.prompt_hash,
+            "path": str(c.prompt_path),
+        },
+        "settings": {
+            "temperature": c.temperature,
+            "max_output_tokens": c.max_output_tokens,
+            "repetitions": c.repetitions,
+            "parallelism": c.parallelism,
+            "modes": list(c.modes),
+            "retry": c.retry.model_dump(),
+            "timeouts": c.timeouts.model_dump(),
+        },
+        "runs": [
+            {**r.model_dump(mode="json", exclude_none=True), "simulated": r.simulated}
+            for r in inputs.config.runs
+        ],
+    }
+
+
+def missing_keys(config: Config, config_path: str) -> list[Problem]:
+    """Runs whose key variable is unset (the simulator needs none)."""
+    out = []
+    for i, r in enumerate(config.runs):
+        if r.simulated:
+            continue
+        if not r.api_key_env:
+            out.append(
+                Problem(
+                    config_path,
+                    None,
+                    f"$.runs[{i}].api_key_env",
+                    "name the environment variable that holds the key",
+                )
+            )
+        elif not os.environ.get(r.api_key_env):
+            out.append(
+                Problem(
+                    config_path,
+                    None,
+                    f"$.runs[{i}].api_key_env",
+                    f"environment variable {r.api_key_env} is not set",
+                )
+            )
+    return out
+
+
+def finished_keys(path: Path) -> tuple[str | None, set[AttemptKey]]:
+    """The run_id and the attempt keys already in an output file."""
+    run_id = None
+    done: set[AttemptKey] = set()
+    if not path.exists():
+        return None, done
+    for _, rec in iter_lines(path):
+        if rec.get("type") == "run" and run_id is None:
+            run_id = rec.get("run_id")
+        elif rec.get("type") == "attempt":
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                done.add(attempt_key(rec))
+    return run_id, done
+
+
+@dataclass
+class Progress:
+    total: int
+    out: IO[str] = field(default_factory=lambda: sys.stderr)
+    done: int = 0
+    failed: int = 0
+    transport: int = 0
+    t0: float = field(default_factory=time.monotonic)
+    _last: float = 0.0
+
+    def tick(self, rec: dict[str, Any]) -> None:
+        self.done += 1
+        if rec.get("transport_error"):
+            self.transport += 1
+        elif (rec.get("judgement") or {}).get("verdict") == "fail":
+            self.failed += 1
+        now = time.monotonic()
+        if now - self._last >= 0.5 or self.done == self.total:
+            self._last = now
+            self.out.write(self.line() + ("\n" if not self.out.isatty() else "\r"))
+            self.out.flush()
+
+    def line(self) -> str:
+        elapsed = max(time.monotonic() - self.t0, 1e-9)
+        rate = self.done / elapsed
+        eta = (self.total - self.done) / rate if rate > 0 else 0.0
+        return (
+            f"[{self.done}/{self.total}] failed {self.failed}  transport errors {self.transport}  "
+            f"{rate:.1f}/s  ETA {eta:.0f}s"
+        )
+
+
+class RateLimiter:
+    """At most ``rpm`` request starts a minute, evenly spaced."""
+
+    def __init__(self, rpm: float | None) -> None:
+        self.interval = 60.0 / rpm if rpm else 0.0
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        async with self._lock:
+            now = time.monotonic()
+            delay = self._next - now
+            self._next = max(now, self._next) + self.interval
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+@contextlib.asynccontextmanager
+async def targets_for(inputs: Inputs, seed: int | None = None) -> AsyncIterator[list[Target]]:
+    """Concrete targets; starts the embedded simulator when a run names it."""
+    config = inputs.config
+    sim = None
+    root = None
+    if any(r.simulated for r in config.runs):
+        from toolstand.sim import SimServer
+
+        sim = SimServer(
+            inputs.casefile.cases,
+            inputs.contract,
+            seed=config.sim.seed if seed is None else seed,
+            latency_s=config.sim.latency_s,
+            retry_after_s=config.sim.retry_after_s,
+        )
+        root = await sim.start()
+    try:
+        targets = []
+        for r in config.runs:
+            if r.simulated:
+                from toolstand.sim import sim_base_url
+
+                assert root is not None
+                targets.append(
+                    Target.make(
+                        r,
+                        sim_base_url(root, r.api),
+                        os.environ.get(r.api_key_env or "") or "sim-key",
+                    )
+                )
+            else:
+                targets.append(Target.make(r, r.base_url, os.environ.get(r.api_key_env or "")))
+        yield targets
+    finally:
+        if sim is not None:
+            await sim.stop()
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    output: Path
+    planned: int
+    skipped: int
+    written: int
+    verdicts: Counter[str]
+    seconds: float
+
+    def line(self) -> str:
+        v = self.verdicts
+        return (
+            f"run {self.run_id}: {self.written} attempts written to {self.output} "
+            f"({self.skipped} already there), pass {v['pass']}, fail {v['fail']}, "
+            f"transport errors {v['transport_error']}, {self.seconds:.1f}s"
+        )
+
+
+async def run(
+    inputs: Inputs,
+    output: Path,
+    *,
+    resume: bool = False,
+    only: set[str] | None = None,
+    progress_out: IO[str] | None = sys.stderr,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> RunSummary:
+    """Run the matrix into ``output``. Never raises for a provider's failure."""
+    config = inputs.config
+    items = plan(inputs, only)
+    t0 = time.monotonic()
+    run_id = None
+    done: set[AttemptKey] = set()
+    if resume:
+        if repair_tail(output) and progress_out is not None:
+            print(
+                f"warning: {output}: cut a torn last line left by a killed run", file=progress_out
+            )
+        run_id, done = finished_keys(output)
+    elif output.exists() and output.stat().st_size > 0:
+        raise LoadError(
+            [
+                Problem(
+                    str(output),
+                    None,
+                    "$",
+                    "output exists; use --resume to complete it or choose another --output",
+                )
+            ]
+        )
+    run_id = run_id or f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
+    todo = [it for it in items if it.key(config.runs[it.run_index]) not in done]
+    skipped = len(items) - len(todo)
+    verdicts: Counter[str] = Counter()
+    progress = Progress(len(todo), progress_out) if progress_out is not None else None
+    policy = policy_for(config)
+    limiters = [RateLimiter(r.requests_per_minute) for r in config.runs]
+    n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
+    clients = [
+        make_client(
+            connect_timeout=config.timeouts.connect_s,
+            read_timeout=config.timeouts.read_s,
+            max_connections=min(config.parallelism, CLIENT_SHARE),
+        )
+        for _ in range(n_clients)
+    ]
+    queue: asyncio.Queue[WorkItem] = asyncio.Queue()
+    for it in todo:
+        queue.put_nowait(it)
+    with JsonlWriter(output) as writer:
+        writer.write(header(inputs, run_id, resumed=resume and bool(done)))
+        async with targets_for(inputs) as targets:
+
+            async def worker(client: httpx.AsyncClient) -> None:
+                while True:
+                    try:
+                        it = queue.get_nowait()
+                    except asyncio.QueueEmpty:
+                        return
+                    await limiters[it.run_index].wait()
+                    rec = await run_attempt(
+                        targets[it.run_index],
+                        it.case,
+                        it.mode,
+                        it.attempt,
+                        run_id,
+                        contract=inputs.contract,
+                        config=config,
+                        system=inputs.system,
+                        client=client,
+                        policy=policy,
+                    )
+                    writer.write(rec)
+                    verdicts[
+                        "transport_error" if rec["transport_error"] else rec["judgement"]["verdict"]
+                    ] += 1
+                    if progress is not None:
+                        progress.tick(rec)
+                    if on_record is not None:
+                        on_record(rec)
+
+            try:
+                await asyncio.gather(
+                    *(worker(clients[i % n_clients]) for i in range(config.parallelism))
+                )
+            finally:
+                for c in clients:
+                    await c.aclose()
+    if progress is not None and progress.out.isatty():
+        progress.out.write("\n")
+    return RunSummary(
+        run_id, output, len(items), skipped, len(todo), verdicts, time.monotonic() - t0
+    )
