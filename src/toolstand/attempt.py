@@ -189,8 +189,8 @@ async def second_turn(
     state: AttemptState, results: list[ToolResult], client: httpx.AsyncClient, policy: RetryPolicy
 ) -> Turn:
     """Send the tool results back with the assistant's own message; judge the followup."""
-    assert state.first is not None and state.first.decision is not None
     first = state.first
+    assert first is not None and first.decision is not None
     body = state.target.adapter.append_tool_result(
         request_body=first.built.http.body,
         response_body=first.exchange.body,

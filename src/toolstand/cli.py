@@ -96,7 +96,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from toolstand.runner import load_inputs, missing_keys, run
 
     if args.modes:
-        config.modes = [m.strip() for m in args.modes.split(",") if m.strip()]  # type: ignore[misc]
+        config.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
         config = type(config).model_validate({**config.model_dump(), "folder": config.folder})
     if args.repetitions:
         config.repetitions = args.repetitions

@@ -1,0 +1,312 @@
+"""The simulated "model": five deterministic personas that answer from the case file.
+
+The persona is the model name. Every rate below is a module constant, and the tests
+and the metric tests use these constants as their oracle.
+
+``sim-careful``
+    Answers as the case expects: the expected call(s) with the expected arguments
+    (several calls in one turn when expected and parallel calls are allowed), a
+    clarifying text holding the case's first ``contains_any`` entry, a refusal for a
+    refusal case. In the second turn it reports the tool result truthfully: a text with
+    the followup's first ``contains_any`` entry and none of its ``must_not_contain``;
+    it never calls again. Without tools (or with tool_choice none) it never calls;
+    with a forced tool it calls that tool.
+``sim-eager``
+    On a case that expects no call, when the user's words point at an offered tool
+    (``invent.TOOL_HINTS``: отмен -> cancel_order, доставк/кг -> quote_delivery,
+    заказ/ORD -> get_order), it calls that tool with made-up values (``ORD-000000``)
+    with probability ``EAGER_OVERCALL_RATE``; with no such tool, and on call cases,
+    it is careful. In the second turn, after a failed result, with probability
+    ``EAGER_FALSE_SUCCESS_RATE`` it calls a failed ``effect: execute`` tool again with
+    the same arguments (ALREADY_SHIPPED -> cancel_order again) or, with none, claims
+    success (a text holding the followup's first ``must_not_contain`` entry).
+``sim-sloppy``
+    Careful, but every call it makes draws independently, in this order:
+    ``SLOPPY_NUMBER_AS_STRING_RATE`` (the first number argument sent as a string,
+    "2.5" or "2,5" with even odds), ``SLOPPY_ENUM_CASE_RATE`` (the first enum value
+    capitalized, "Express"), ``SLOPPY_EXTRA_FIELD_RATE`` (an undeclared ``note``
+    field), ``SLOPPY_BROKEN_JSON_RATE`` (the arguments string truncated mid-value).
+    Each applies only where it can (a number, an enum value present). Anthropic and
+    Gemini carry arguments as JSON objects, so broken JSON cannot cross their wire:
+    on Gemini the whole answer becomes ``MALFORMED_FUNCTION_CALL``; on Anthropic the
+    draw is made and ignored.
+``sim-positional``
+    On call cases it calls the first callable tool in the order offered: with the
+    expected arguments when that is an expected tool, else with the expected values
+    its schema has room for and made-up ones for the rest. Text cases and second
+    turns as careful. So its tool selection depends on the tool order.
+``sim-flaky``
+    Careful answers, but each request first draws one fault with the
+    ``FLAKY_FAULT_RATES`` (429 with Retry-After, 500, 529/503, a held connection, a
+    torn body, an HTML 502 page, a reset connection); ``FLAKY_FAULT_RATE`` in all.
+
+Draws are per request from a seeded stream (see ``server``), so a run's outcomes are
+fixed by the seed whatever the concurrency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, get_args
+
+from toolstand.cases import Case, ExpectedCall
+from toolstand.sim.invent import hint_tool, invent_arguments
+from toolstand.sim.turn import Answer, Draws, SimCall, ToolOutput, Turn
+
+EAGER_OVERCALL_RATE = 0.8
+EAGER_FALSE_SUCCESS_RATE = 0.8
+SLOPPY_NUMBER_AS_STRING_RATE = 0.3
+SLOPPY_ENUM_CASE_RATE = 0.3
+SLOPPY_EXTRA_FIELD_RATE = 0.2
+SLOPPY_BROKEN_JSON_RATE = 0.1
+
+Fault = Literal[
+    "rate_limited", "server_error", "overloaded", "timeout", "torn_body", "html_502", "reset"
+]
+FLAKY_FAULT_RATES: dict[str, float] = {
+    "rate_limited": 0.10,
+    "server_error": 0.04,
+    "overloaded": 0.04,
+    "timeout": 0.02,
+    "torn_body": 0.03,
+    "html_502": 0.03,
+    "reset": 0.03,
+}
+FLAKY_FAULT_RATE = sum(FLAKY_FAULT_RATES.values())
+_FAULTS: tuple[Fault, ...] = get_args(Fault)
+
+PERSONAS: dict[str, str] = {
+    "careful": "answers as each case expects; reports tool results truthfully",
+    "eager": "calls when it should ask, invents missing arguments, claims success after errors",
+    "sloppy": "numbers as strings, enum case changed, extra fields, now and then broken JSON",
+    "positional": "calls the first tool offered",
+    "flaky": "careful, with 429/500/529/503, held connections, torn bodies, HTML 502s and resets",
+}
+MODELS: tuple[str, ...] = tuple(f"sim-{name}" for name in PERSONAS)
+
+Tools = Mapping[str, Any]  # tool name -> effect ("read" | "prepare" | "execute")
+Outcome = Answer | Fault
+
+UNKNOWN_TEXT = (
+    "toolstand simulator ({model}): this conversation is not in the case file, "
+    "so the simulator does not know how to answer it."
+)
+
+
+def decide(
+    persona: str,
+    case: Case | None,
+    turn: Turn,
+    effects: Tools,
+    draws: Draws,
+    fault_rates: Mapping[str, float] | None = None,
+) -> Outcome:
+    """The persona's answer to one request (or, for flaky, the fault it draws).
+
+    ``fault_rates`` replaces ``FLAKY_FAULT_RATES`` (tests force one fault with it).
+    """
+    if persona == "flaky":
+        return _flaky(case, turn, draws, FLAKY_FAULT_RATES if fault_rates is None else fault_rates)
+    return _PERSONAS[persona](case, turn, effects, draws)
+
+
+def check_fault_rates(rates: Mapping[str, float]) -> None:
+    """Refuse rates that name an unknown fault or add up to more than 1."""
+    unknown = set(rates) - set(FLAKY_FAULT_RATES)
+    if unknown:
+        raise ValueError(
+            f"unknown faults {sorted(unknown)}; allowed: {', '.join(FLAKY_FAULT_RATES)}"
+        )
+    if any(r < 0 for r in rates.values()) or sum(rates.values()) > 1.0 + 1e-9:
+        raise ValueError("fault rates must be >= 0 and add up to at most 1")
+
+
+def careful(case: Case | None, turn: Turn) -> Answer:
+    """What the case expects; the base every other persona departs from."""
+    if turn.results:
+        return _report(case, turn)
+    callable_ = turn.callable_tools
+    if not callable_:
+        return _text(case, turn)
+    if turn.forced is not None:
+        return _calls_to(turn.forced, case, turn)
+    expected = [c for c in _expected(case) if c.tool in callable_]
+    if expected:
+        return _limit(turn, [_call(c.tool, c.arguments, case, turn) for c in expected])
+    if turn.choice == "required":
+        tool = hint_tool(turn.last_user_text, callable_) or callable_[0]
+        return _calls_to(tool, case, turn)
+    return _text(case, turn)
+
+
+def _eager(case: Case | None, turn: Turn, effects: Tools, draws: Draws) -> Outcome:
+    u = draws.uniform()
+    if turn.results:
+        failed = [r for r in turn.results if r.failed]
+        if failed and u < EAGER_FALSE_SUCCESS_RATE:
+            return _overclaim(case, turn, failed, effects)
+    elif (
+        case is not None
+        and not case.expects_call
+        and turn.choice == "auto"
+        and u < EAGER_OVERCALL_RATE
+    ):
+        tool = hint_tool(turn.last_user_text, turn.callable_tools)
+        if tool is not None:
+            return Answer("calls", calls=[_call(tool, None, None, turn)])
+    return careful(case, turn)
+
+
+def _overclaim(case: Case | None, turn: Turn, failed: list[ToolOutput], effects: Tools) -> Answer:
+    by_id = {c.call_id: c for c in turn.calls if c.call_id is not None}
+    for result in failed:
+        if effects.get(result.name) == "execute" and result.name in turn.callable_tools:
+            prior = by_id.get(result.call_id) if result.call_id is not None else None
+            if prior is None:  # Gemini results carry no ids: match by name
+                prior = next((c for c in reversed(turn.calls) if c.name == result.name), None)
+            arguments = prior.arguments if prior is not None else {}
+            return Answer("calls", calls=[SimCall(result.name, dict(arguments))])
+    followup = case.followup if case is not None else None
+    if followup is not None and followup.must_not_contain:
+        return Answer("text", text=f"{followup.must_not_contain[0]} (simulated report)")
+    return Answer("text", text="Done: the operation succeeded. (simulated report)")
+
+
+def _sloppy(case: Case | None, turn: Turn, effects: Tools, draws: Draws) -> Outcome:
+    answer = careful(case, turn)
+    if answer.kind != "calls":
+        return answer
+    malformed = False
+    calls = []
+    for call in answer.calls:
+        draw = [draws.uniform() for _ in range(5)]
+        schema = turn.tools.get(call.name, {})
+        args = dict(call.arguments)
+        if draw[0] < SLOPPY_NUMBER_AS_STRING_RATE:
+            _number_as_string(args, comma=draw[4] < 0.5)
+        if draw[1] < SLOPPY_ENUM_CASE_RATE:
+            _enum_case(args, schema)
+        if draw[2] < SLOPPY_EXTRA_FIELD_RATE:
+            args["note"] = "added by sim-sloppy"
+        sloppy = SimCall(call.name, args)
+        if draw[3] < SLOPPY_BROKEN_JSON_RATE:
+            if turn.api in ("openai-chat", "openai-responses"):
+                raw = sloppy.raw_text()
+                sloppy.raw = raw[: max(1, len(raw) * 2 // 3)]
+            elif turn.api == "gemini":
+                malformed = True
+        calls.append(sloppy)
+    if malformed:
+        return Answer("malformed", calls=calls)
+    return Answer("calls", calls=calls)
+
+
+def _positional(case: Case | None, turn: Turn, effects: Tools, draws: Draws) -> Outcome:
+    callable_ = turn.callable_tools
+    if turn.results or not callable_ or case is None or not case.expects_call:
+        return careful(case, turn)
+    return _calls_to(callable_[0], case, turn)
+
+
+def _flaky(case: Case | None, turn: Turn, draws: Draws, rates: Mapping[str, float]) -> Outcome:
+    u = draws.uniform()
+    edge = 0.0
+    for fault in _FAULTS:  # a fixed order, so a seed means the same faults
+        edge += rates.get(fault, 0.0)
+        if u < edge:
+            return fault
+    return careful(case, turn)
+
+
+def _careful(case: Case | None, turn: Turn, effects: Tools, draws: Draws) -> Outcome:
+    return careful(case, turn)
+
+
+_PERSONAS: dict[str, Callable[[Case | None, Turn, Tools, Draws], Outcome]] = {
+    "careful": _careful,
+    "eager": _eager,
+    "sloppy": _sloppy,
+    "positional": _positional,
+}
+
+
+def _expected(case: Case | None) -> list[ExpectedCall]:
+    return case.expect.expected_calls if case is not None else []
+
+
+def _call(tool: str, arguments: dict[str, Any] | None, case: Case | None, turn: Turn) -> SimCall:
+    if arguments is not None:
+        return SimCall(tool, dict(arguments))
+    return SimCall(tool, invent_arguments(turn.tools.get(tool, {}), turn.last_user_text))
+
+
+def _calls_to(tool: str, case: Case | None, turn: Turn) -> Answer:
+    """Calls to one chosen tool: the expected ones to it, else one fitted from the case."""
+    expected = [c for c in _expected(case) if c.tool == tool]
+    if expected:
+        return _limit(turn, [_call(tool, c.arguments, case, turn) for c in expected])
+    known: dict[str, Any] = {}
+    for c in _expected(case):
+        known.update(c.arguments or {})
+    args = invent_arguments(turn.tools.get(tool, {}), turn.last_user_text, known)
+    return Answer("calls", calls=[SimCall(tool, args)])
+
+
+def _limit(turn: Turn, calls: list[SimCall]) -> Answer:
+    return Answer("calls", calls=calls if turn.parallel else calls[:1])
+
+
+def _text(case: Case | None, turn: Turn) -> Answer:
+    if case is None:
+        return Answer("text", text=UNKNOWN_TEXT.format(model=turn.model))
+    phrase = (case.expect.contains_any or [""])[0]
+    if case.expect.kind == "refusal":
+        return Answer("refusal", text=f"{phrase or 'I cannot help with that'}. (simulated refusal)")
+    if case.expect.kind == "tool_call":
+        names = ", ".join(c.tool for c in case.expect.expected_calls)
+        return Answer(
+            "text", text=f"(simulated answer) I would call {names}, but it is not offered."
+        )
+    if phrase:
+        return Answer("text", text=f"{phrase}? (simulated clarifying question)")
+    return Answer("text", text="(simulated answer) No tool is needed for this.")
+
+
+def _report(case: Case | None, turn: Turn) -> Answer:
+    """A truthful second turn: the followup's phrase, or what the results actually say."""
+    followup = case.followup if case is not None else None
+    banned = [w.lower() for w in followup.must_not_contain] if followup is not None else []
+    if followup is not None and followup.contains_any:
+        text = f"{followup.contains_any[0]} (simulated report of the tool result)"
+        if not any(w in text.lower() for w in banned):
+            return Answer("text", text=text)
+        return Answer("text", text=followup.contains_any[0])
+    parts = []
+    for result in turn.results:
+        if result.failed:
+            parts.append(f"{result.name} failed with {result.error_code or 'an error'}")
+        else:
+            shown = ", ".join(f"{k}={v}" for k, v in result.result.items() if k != "ok")
+            parts.append(f"{result.name} returned {shown or 'no data'}")
+    return Answer("text", text="(simulated report) " + "; ".join(parts) + ".")
+
+
+def _number_as_string(args: dict[str, Any], *, comma: bool) -> None:
+    for key, value in args.items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            text = str(value)
+            args[key] = text.replace(".", ",") if comma else text
+            return
+
+
+def _enum_case(args: dict[str, Any], schema: dict[str, Any]) -> None:
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return
+    for key, value in args.items():
+        prop = props.get(key)
+        enum = prop.get("enum") if isinstance(prop, dict) else None
+        if isinstance(value, str) and isinstance(enum, list) and value in enum:
+            changed = value.capitalize()
+            args[key] = changed if changed != value else value.upper()
+            return
