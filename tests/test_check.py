@@ -34,8 +34,20 @@ def test_shipped_cases_cover_the_issue() -> None:
     cf = load_cases(CASES)
     assert len(cf.cases) >= 25
     cats = {c.category for c in cf.cases}
-    for needed in ("positive", "missing_data", "ambiguous", "invalid_id", "implicit_intent", "irrelevant",
-                   "boundary", "conflicting", "recovery", "parallel", "slot_filling", "policy"):
+    for needed in (
+        "positive",
+        "missing_data",
+        "ambiguous",
+        "invalid_id",
+        "implicit_intent",
+        "irrelevant",
+        "boundary",
+        "conflicting",
+        "recovery",
+        "parallel",
+        "slot_filling",
+        "policy",
+    ):
         assert needed in cats, needed
     assert any(c.messages for c in cf.cases) and any(c.active_tools for c in cf.cases)
     assert any(c.expect.calls and len(c.expect.calls) == 2 for c in cf.cases)
@@ -44,7 +56,9 @@ def test_shipped_cases_cover_the_issue() -> None:
 @pytest.mark.skipif(SEED is None, reason="the seeds are beside the repo only in the workplace")
 def test_seed_lines_are_byte_for_byte_and_load() -> None:
     assert SEED is not None
-    seed_lines = [ln for ln in SEED.read_text(encoding="utf-8").splitlines() if ln.startswith('{"id":')]
+    seed_lines = [
+        ln for ln in SEED.read_text(encoding="utf-8").splitlines() if ln.startswith('{"id":')
+    ]
     assert len(seed_lines) == 7
     shipped = CASES.read_text(encoding="utf-8").splitlines()
     assert shipped[:7] == seed_lines
@@ -62,21 +76,79 @@ GOOD = '{"id":"a","user":"Где заказ ORD-123456?","expect":{"kind":"tool_
 
 BROKEN_CASES = [
     ("not json", GOOD + "\n{oops\n", 2, "$", "not a JSON object"),
-    ("unknown key", GOOD + '\n{"id":"b","user":"x","expect":{"kind":"text"},"colour":1}\n', 2, "$.colour", "unknown key"),
+    (
+        "unknown key",
+        GOOD + '\n{"id":"b","user":"x","expect":{"kind":"text"},"colour":1}\n',
+        2,
+        "$.colour",
+        "unknown key",
+    ),
     ("bad type", '{"id":"b","user":5,"expect":{"kind":"text"}}\n', 1, "$.user", "string"),
-    ("bad kind", '{"id":"b","user":"x","expect":{"kind":"call"}}\n', 1, "$.expect.kind", "tool_call"),
+    (
+        "bad kind",
+        '{"id":"b","user":"x","expect":{"kind":"call"}}\n',
+        1,
+        "$.expect.kind",
+        "tool_call",
+    ),
     ("duplicate id", GOOD + "\n" + GOOD + "\n", 2, "$.id", "duplicate id 'a' (first on line 1)"),
-    ("unknown tool", '{"id":"b","user":"x","expect":{"kind":"tool_call","tool":"get_orders"}}\n', 1, "$.expect.tool", "unknown tool 'get_orders'"),
-    ("bad arguments", '{"id":"b","user":"x","expect":{"kind":"tool_call","tool":"get_order","arguments":{"order_id":"123"}}}\n', 1, "$.expect.arguments.order_id", "pattern"),
-    ("contradiction", '{"id":"b","user":"x","expect":{"kind":"tool_call","tool":"get_order","must_not_call":["get_order"]}}\n', 1, "$.expect.must_not_call[0]", "both expected and forbidden"),
-    ("must_not_call true with a call", '{"id":"b","user":"x","expect":{"kind":"tool_call","tool":"get_order","must_not_call":true}}\n', 1, "$.expect", "contradicts must_not_call"),
-    ("user and messages", '{"id":"b","user":"x","messages":[{"role":"user","content":"x"}],"expect":{"kind":"text"}}\n', 1, "$", "exactly one of"),
-    ("unknown active tool", '{"id":"b","user":"x","active_tools":["nope"],"expect":{"kind":"text"}}\n', 1, "$.active_tools[0]", "unknown tool 'nope'"),
+    (
+        "unknown tool",
+        '{"id":"b","user":"x","expect":{"kind":"tool_call","tool":"get_orders"}}\n',
+        1,
+        "$.expect.tool",
+        "unknown tool 'get_orders'",
+    ),
+    (
+        "bad arguments",
+        '{"id":"b","user":"x","expect":{"kind":"tool_call","tool":"get_order","arguments":{"order_id":"123"}}}\n',
+        1,
+        "$.expect.arguments.order_id",
+        "pattern",
+    ),
+    (
+        "contradiction",
+        '{"id":"b","user":"x","expect":{"kind":"tool_call","tool":"get_order","must_not_call":["get_order"]}}\n',
+        1,
+        "$.expect.must_not_call[0]",
+        "both expected and forbidden",
+    ),
+    (
+        "must_not_call true with a call",
+        '{"id":"b","user":"x","expect":{"kind":"tool_call","tool":"get_order","must_not_call":true}}\n',
+        1,
+        "$.expect",
+        "contradicts must_not_call",
+    ),
+    (
+        "user and messages",
+        '{"id":"b","user":"x","messages":[{"role":"user","content":"x"}],"expect":{"kind":"text"}}\n',
+        1,
+        "$",
+        "exactly one of",
+    ),
+    (
+        "unknown active tool",
+        '{"id":"b","user":"x","active_tools":["nope"],"expect":{"kind":"text"}}\n',
+        1,
+        "$.active_tools[0]",
+        "unknown tool 'nope'",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("label", "text", "line", "path", "needle"), BROKEN_CASES, ids=[b[0] for b in BROKEN_CASES])
-def test_check_broken_cases(tmp_path: Path, capsys: pytest.CaptureFixture[str], label: str, text: str, line: int, path: str, needle: str) -> None:
+@pytest.mark.parametrize(
+    ("label", "text", "line", "path", "needle"), BROKEN_CASES, ids=[b[0] for b in BROKEN_CASES]
+)
+def test_check_broken_cases(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    label: str,
+    text: str,
+    line: int,
+    path: str,
+    needle: str,
+) -> None:
     cases = write(tmp_path, "cases.jsonl", text)
     assert main(["check", "--tools", str(TOOLS), "--cases", str(cases), "-q"]) == 1
     out = capsys.readouterr().out
@@ -129,7 +201,11 @@ def test_lock_fails_on_change_without_bump(tmp_path: Path) -> None:
 
 
 def test_config_errors_name_line_and_field(tmp_path: Path) -> None:
-    cfg = write(tmp_path, "config.json", '{\n  "runs": [\n    {"provider": "p", "model": "m", "api": "openai-chats", "base_url": "sim"}\n  ],\n  "modes": ["auto"]\n}\n')
+    cfg = write(
+        tmp_path,
+        "config.json",
+        '{\n  "runs": [\n    {"provider": "p", "model": "m", "api": "openai-chats", "base_url": "sim"}\n  ],\n  "modes": ["auto"]\n}\n',
+    )
     with pytest.raises(LoadError) as err:
         load_config(cfg)
     (problem,) = err.value.problems
@@ -139,7 +215,11 @@ def test_config_errors_name_line_and_field(tmp_path: Path) -> None:
 
 def test_cli_reports_bad_config_without_traceback(tmp_path: Path) -> None:
     cfg = write(tmp_path, "config.json", '{"runs": [], "colour": 1}')
-    proc = subprocess.run([sys.executable, "-m", "toolstand", "run", "--config", str(cfg)], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolstand", "run", "--config", str(cfg)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert f"{cfg}:1: $.colour: unknown key" in proc.stderr

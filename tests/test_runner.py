@@ -1,0 +1,274 @@
+"""The runner end to end against the embedded simulator."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from toolstand.config import parse_config
+from toolstand.runner import Inputs, load_inputs, plan, run
+
+ROOT = Path(__file__).resolve().parent.parent
+APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
+
+
+def make_inputs(runs: list[dict[str, Any]], **extra: Any) -> Inputs:
+    data = {
+        "runs": runs,
+        "system_prompt": "prompts/delivery-router-v1.txt",
+        "repetitions": 1,
+        "retry": {"max_retries": 4, "base_delay_s": 0, "max_delay_s": 0, "total_budget_s": 5},
+        "timeouts": {"connect_s": 2, "read_s": 1},
+    }
+    data.update(extra)
+    config = parse_config(orjson.dumps(data), "test-config", ROOT)
+    return load_inputs(config, "test-config")
+
+
+def sim(model: str, api: str, **kw: Any) -> dict[str, Any]:
+    return {"provider": "sim", "model": model, "api": api, "base_url": "sim", **kw}
+
+
+def read(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    recs = [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+    return [r for r in recs if r["type"] == "run"], [r for r in recs if r["type"] == "attempt"]
+
+
+def go(inputs: Inputs, out: Path, **kw: Any) -> Any:
+    return asyncio.run(run(inputs, out, progress_out=None, **kw))
+
+
+def test_careful_passes_every_case_on_every_api(tmp_path: Path) -> None:
+    inputs = make_inputs(
+        [sim("sim-careful", api) for api in APIS], modes=["auto", "forced"], parallelism=4
+    )
+    out = tmp_path / "run.jsonl"
+    summary = go(inputs, out)
+    headers, attempts = read(out)
+    assert len(headers) == 1 and len(attempts) == len(plan(inputs)) == summary.written
+    failed = [
+        (a["api"], a["case_id"], a["mode"], a["judgement"]["errors"])
+        for a in attempts
+        if a["judgement"]["verdict"] != "pass"
+    ]
+    assert failed == []
+    # the header names everything a report needs
+    h = headers[0]
+    assert (
+        h["contract"]["hash"] == inputs.contract.hash
+        and h["prompt"]["version"] == "delivery-router-v1"
+    )
+    assert h["cases"]["hash"] == inputs.casefile.sha256 and h["toolstand_version"]
+    # every field design.md lists is on each attempt
+    for key in (
+        "run_id",
+        "provider",
+        "api",
+        "model",
+        "mode",
+        "case_id",
+        "attempt",
+        "decision",
+        "judgement",
+        "transport_error",
+        "request",
+        "request_hash",
+        "response",
+        "adapter_version",
+        "usage",
+        "elapsed_ms",
+    ):
+        assert key in attempts[0], key
+    # second turns ran for the recovery cases and passed
+    seconds = [a for a in attempts if a["second_turn"]]
+    assert {a["case_id"] for a in seconds} >= {
+        "recovery_lookup_ok",
+        "recovery_not_found",
+        "recovery_already_shipped",
+        "recovery_route_unavailable",
+    }
+    assert all(a["second_turn"]["judgement"]["passed"] for a in seconds)
+    # forced mode only for cases that expect a call, with the tool forced
+    forced = [a for a in attempts if a["mode"] == "forced"]
+    assert forced and all(inputs.casefile.by_id()[a["case_id"]].expects_call for a in forced)
+    assert {a["tool_choice"] for a in forced if a["case_id"] == "direct_lookup"} == {"get_order"}
+    assert {a["tool_choice"] for a in forced if a["case_id"] == "parallel_lookup"} == {"get_order"}
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_eager_breaks_the_recovery_properties(tmp_path: Path, api: str) -> None:
+    ids = "recovery_not_found,recovery_already_shipped,recovery_route_unavailable,missing_id,cancel_implicit"
+    inputs = make_inputs([sim("sim-eager", api)], repetitions=6)
+    out = tmp_path / "run.jsonl"
+    go(inputs, out, only=set(ids.split(",")))
+    _, attempts = read(out)
+    codes = Counter(e["code"] for a in attempts for e in a["judgement"]["errors"])
+    # invents ids and cancels without a clear request; after errors claims success or repeats
+    assert codes["unexpected_call"] > 0 and codes["unsafe_call"] > 0
+    assert codes["false_success"] + codes["repeated_call"] > 0
+    assert all(
+        e["turn"] == 2
+        for a in attempts
+        for e in a["judgement"]["errors"]
+        if e["code"] in ("false_success", "repeated_call")
+    )
+
+
+def test_no_tools_and_reversed(tmp_path: Path) -> None:
+    inputs = make_inputs([sim("sim-positional", "openai-chat")], modes=["no_tools", "reversed"])
+    out = tmp_path / "run.jsonl"
+    go(inputs, out)
+    _, attempts = read(out)
+    no_tools = [a for a in attempts if a["mode"] == "no_tools"]
+    assert no_tools and all(
+        "tools" not in a["request"]["body"] and "tool_choice" not in a["request"]["body"]
+        for a in no_tools
+    )
+    assert all(a["decision"]["calls"] == [] for a in no_tools)
+    assert not any("no_tools_call" in a["judgement"]["flags"] for a in no_tools)
+    rev = [a for a in attempts if a["mode"] == "reversed" and a["case_id"] == "direct_lookup"]
+    assert rev[0]["offered_tools"] == ["cancel_order", "quote_delivery", "get_order"]
+    # positional takes the first tool offered: reversed order makes it cancel
+    assert rev[0]["decision"]["calls"][0]["name"] == "cancel_order"
+    assert "unsafe_call" in [e["code"] for e in rev[0]["judgement"]["errors"]]
+
+
+def test_active_tools_are_exactly_what_is_sent(tmp_path: Path) -> None:
+    inputs = make_inputs([sim("sim-eager", "anthropic")], repetitions=1)
+    out = tmp_path / "run.jsonl"
+    go(inputs, out, only={"policy_cancel_blocked"})
+    _, (a,) = read(out)
+    sent = [t["name"] for t in a["request"]["body"]["tools"]]
+    assert sent == ["get_order"] == a["offered_tools"]
+    assert a["blocked_tools"] == ["quote_delivery", "cancel_order"]
+
+
+def test_parallelism_keeps_n_in_flight(tmp_path: Path) -> None:
+    inputs = make_inputs(
+        [sim("sim-careful", "openai-chat")], parallelism=8, repetitions=2, sim={"latency_s": 0.2}
+    )
+    out = tmp_path / "run.jsonl"
+    from toolstand.sim import server as sim_server
+
+    peaks: list[int] = []
+    orig_stop = sim_server.SimServer.stop
+
+    async def stop(self: Any) -> None:
+        peaks.append(self.max_in_flight)
+        await orig_stop(self)
+
+    sim_server.SimServer.stop = stop  # type: ignore[method-assign]
+    try:
+        t0 = time.monotonic()
+        go(inputs, out, only={"direct_lookup", "missing_id", "quote_complete", "invalid_id"})
+        elapsed = time.monotonic() - t0
+    finally:
+        sim_server.SimServer.stop = orig_stop  # type: ignore[method-assign]
+    assert peaks == [8]
+    # 8 attempts at 0.2 s with 8 in flight: about one round, far from 8 sequential rounds
+    assert elapsed < 1.2
+
+
+def test_refuses_to_overwrite_and_resumes(tmp_path: Path) -> None:
+    inputs = make_inputs([sim("sim-careful", "gemini")])
+    out = tmp_path / "run.jsonl"
+    go(inputs, out, only={"direct_lookup", "missing_id"})
+    before = out.read_bytes()
+    from toolstand.problems import LoadError
+
+    with pytest.raises(LoadError):
+        go(inputs, out)
+    assert out.read_bytes() == before
+    # resume completes the matrix: the two done keys are skipped
+    summary = go(inputs, out, resume=True)
+    assert summary.skipped == 2 and summary.written == len(plan(inputs)) - 2
+    headers, attempts = read(out)
+    assert (
+        len({(a["case_id"], a["mode"], a["attempt"]) for a in attempts})
+        == len(attempts)
+        == len(plan(inputs))
+    )
+    assert headers[1]["resumed"] is True and headers[1]["run_id"] == headers[0]["run_id"]
+
+
+def test_planted_key_never_reaches_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-PLANTED-4f1b2c3d4e5f"
+    monkeypatch.setenv("PLANTED_KEY", secret)
+    inputs = make_inputs(
+        [
+            sim(m, api, api_key_env="PLANTED_KEY")
+            for m, api in (
+                ("sim-careful", "openai-chat"),
+                ("sim-careful", "gemini"),
+                ("sim-flaky", "anthropic"),
+                ("sim-careful", "openai-responses"),
+            )
+        ]
+    )
+    out = tmp_path / "run.jsonl"
+    go(inputs, out, only={"direct_lookup", "recovery_not_found", "missing_id"})
+    data = out.read_text(encoding="utf-8")
+    assert secret not in data and secret[:12] not in data
+    assert '"authorization"' not in data.lower() and 'x-api-key":' not in data.lower()
+
+
+def test_sigkill_then_resume_holds_exactly_the_matrix(tmp_path: Path) -> None:
+    """A run killed at random points loses no finished attempt; --resume completes it."""
+    import random
+
+    rng = random.Random(20261129)
+    cfg = tmp_path / "config.json"
+    cfg.write_bytes(
+        orjson.dumps(
+            {
+                "runs": [sim("sim-careful", "openai-chat"), sim("sim-flaky", "anthropic")],
+                "system_prompt": str(ROOT / "prompts/delivery-router-v1.txt"),
+                "tools": str(ROOT / "contracts/delivery_tools.json"),
+                "cases": str(ROOT / "cases/delivery.jsonl"),
+                "repetitions": 2,
+                "parallelism": 4,
+                "modes": ["auto"],
+                "retry": {
+                    "max_retries": 3,
+                    "base_delay_s": 0,
+                    "max_delay_s": 0,
+                    "total_budget_s": 5,
+                },
+                "timeouts": {"connect_s": 2, "read_s": 0.5},
+                "sim": {"latency_s": 0.01},
+            }
+        )
+    )
+    out = tmp_path / "run.jsonl"
+    cmd = [sys.executable, "-m", "toolstand", "run", "--config", str(cfg), "--output", str(out)]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    for _trial in range(10):
+        args = cmd + (["--resume"] if out.exists() else [])
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        deadline = time.monotonic() + rng.uniform(0.6, 2.0)
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    final = subprocess.run([*cmd, "--resume"], capture_output=True, text=True, env=env, timeout=120)
+    assert final.returncode == 0, final.stderr
+    lines = out.read_bytes().split(b"\n")
+    assert lines[-1] == b""  # ends on a newline: no torn line left behind
+    recs = [orjson.loads(line) for line in lines if line]
+    attempts = [r for r in recs if r["type"] == "attempt"]
+    keys = [(a["model"], a["case_id"], a["mode"], a["attempt"]) for a in attempts]
+    assert len(keys) == len(set(keys)) == 2 * 32 * 2
+    assert len({r["run_id"] for r in recs}) == 1
