@@ -7,11 +7,19 @@ Only the transport (toolstand.transport) sends anything.
 
 from __future__ import annotations
 
+import json
+import math
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC
+from email.utils import parsedate_to_datetime
 from typing import Any, Literal, Protocol
 
+import orjson
+
 from toolstand.contract import ToolSpec
-from toolstand.decision import ModelDecision
+from toolstand.decision import ModelDecision, ToolCall
 
 # "auto" | "none" | "required" | a tool name to force
 ToolChoice = str
@@ -106,6 +114,13 @@ class ErrorClass:
     code: TransportCode
     message: str
     retry_after_s: float | None = None
+    # None: retry by ``code`` (RETRYABLE_CODES). False/True overrides it, e.g. a 429 that
+    # is a billing state, a per-day quota, or the server's own ``x-should-retry`` header.
+    retryable: bool | None = None
+
+    @property
+    def should_retry(self) -> bool:
+        return self.code in RETRYABLE_CODES if self.retryable is None else self.retryable
 
 
 class Adapter(Protocol):
@@ -148,3 +163,142 @@ class Adapter(Protocol):
         ...
 
     def usage(self, body: Any) -> Usage: ...
+
+
+# --- Pure helpers shared by the adapter implementations ------------------------------
+
+
+def lower_headers(headers: Mapping[str, str] | None) -> dict[str, str]:
+    """Header names lower-cased: HTTP names are case-insensitive, dict keys are not."""
+    if not isinstance(headers, Mapping):
+        return {}
+    return {str(k).lower(): str(v) for k, v in headers.items()}
+
+
+def status_error_code(status: int) -> TransportCode | None:
+    """The transport code an HTTP status implies on its own; None for 2xx."""
+    if 200 <= status < 300:
+        return None
+    if status == 429:
+        return "rate_limited"
+    if status in (503, 529):
+        return "overloaded"
+    if status >= 500:
+        return "server_error"
+    if status in (401, 403):
+        return "auth_error"
+    return "bad_request"
+
+
+def retry_after_from_headers(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms``, else ``Retry-After`` (seconds or HTTP date)."""
+    h = lower_headers(headers)
+    ms = _finite_nonneg(h.get("retry-after-ms"))
+    if ms is not None:
+        return ms / 1000.0
+    value = h.get("retry-after")
+    if value is None:
+        return None
+    seconds = _finite_nonneg(value)
+    if seconds is not None:
+        return seconds
+    try:
+        when = parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # "-0000" dates parse naive; HTTP dates are GMT
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def retry_hint(headers: Mapping[str, str]) -> bool | None:
+    """The server's own ``x-should-retry`` verdict (OpenAI and Anthropic send it)."""
+    value = lower_headers(headers).get("x-should-retry", "").strip().lower()
+    return {"true": True, "false": False}.get(value)
+
+
+def _finite_nonneg(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
+
+
+def json_type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__
+
+
+def parse_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse argument text strictly (no repair): (object, None) or (None, why not)."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        return None, f"not valid JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, f"arguments are a JSON {json_type_name(value)}, not an object"
+    return value, None
+
+
+def reserialize(value: Any) -> str:
+    """Compact JSON of an object the wire sent as JSON (key order kept)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # integers beyond 64 bits
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def tool_call_from_wire(name: str, raw: Any, call_id: Any, synthesized_id: str) -> ToolCall:
+    """A ToolCall from wire arguments: a string is kept verbatim and parsed; any other
+    JSON value was sent as an object and is re-serialized (``raw_reserialized``)."""
+    has_id = isinstance(call_id, str) and call_id != ""
+    ident = call_id if has_id else synthesized_id
+    if isinstance(raw, str):
+        arguments, error = parse_json_object(raw)
+        return ToolCall(name, arguments, raw, ident, not has_id, False, error)
+    if raw is None:
+        return ToolCall(name, None, None, ident, not has_id, False, "arguments missing")
+    text = reserialize(raw)
+    if isinstance(raw, dict):
+        return ToolCall(name, raw, text, ident, not has_id, True, None)
+    error = f"arguments are a JSON {json_type_name(raw)}, not an object"
+    return ToolCall(name, None, text, ident, not has_id, True, error)
+
+
+def as_int(value: Any) -> int | None:
+    """A token count as sent, or None (bools and floats are not counts)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def http_message(status: int, body: Any, message: Any) -> str:
+    """The provider's error message, else the status and the start of a non-JSON body."""
+    if isinstance(message, str) and message.strip():
+        return message.strip()
+    if isinstance(body, str) and body.strip():
+        return f"HTTP {status}: {' '.join(body.split())[:200]}"
+    return f"HTTP {status}"
+
+
+def not_the_api(status: int, body: Any, what: str) -> ErrorClass:
+    """``malformed_response``: a 2xx whose body is not the API's JSON."""
+    kind = (
+        f"JSON but not {what}" if isinstance(body, dict | list) else f"not JSON ({what} expected)"
+    )
+    return ErrorClass("malformed_response", http_message(status, body, f"2xx body is {kind}"))
+
+
+def result_text(result: ToolResult) -> str:
+    """The executor's result as JSON text, the form every API's tool result can carry."""
+    return reserialize(result.result)

@@ -1,0 +1,287 @@
+"""The Anthropic Messages wire API (``POST {base_url}/v1/messages``).
+
+Two API versions are supported, chosen per run by ``options.anthropic_version``:
+``2023-06-01`` (the default) sends the key as ``x-api-key`` and sends ``temperature``;
+``2026-10-21`` and later (what the current official SDK sends) send the key as
+``Authorization: Bearer`` and no sampling parameters, because that version's request
+has none. ``api_settings`` records the version, the auth header used and any setting
+that was not sent, since the record keeps no auth headers.
+
+Arguments arrive as an object (``tool_use.input``); ``raw_arguments`` is our orjson
+serialization of it (key order kept) with ``raw_reserialized`` set.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from toolstand.adapters.base import (
+    BuiltRequest,
+    ErrorClass,
+    HttpRequest,
+    RequestSettings,
+    ToolResult,
+    TransportCode,
+    Usage,
+    as_int,
+    http_message,
+    lower_headers,
+    not_the_api,
+    result_text,
+    retry_after_from_headers,
+    retry_hint,
+    status_error_code,
+    tool_call_from_wire,
+)
+from toolstand.adapters.schema import check_sent_tools, strip_private
+from toolstand.contract import ToolSpec
+from toolstand.decision import ModelDecision, ToolCall
+
+DEFAULT_VERSION = "2023-06-01"
+# from this version on: Bearer auth and no sampling parameters (providers.md C1)
+BEARER_FROM = "2026-10-21"
+DEFAULT_MAX_TOKENS = 1024  # max_tokens is required by this API
+TRUNCATION_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})
+# an error event inside a 200 (only seen mid-stream, C5): its type says what happened
+ERROR_TYPES: dict[str, TransportCode] = {
+    "rate_limit_error": "rate_limited",
+    "overloaded_error": "overloaded",
+    "api_error": "server_error",
+    "timeout_error": "server_error",
+}
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def api_version(settings: RequestSettings) -> str:
+    version = settings.options.get("anthropic_version", DEFAULT_VERSION)
+    if not isinstance(version, str) or not _DATE.match(version):
+        raise ValueError(
+            f"options.anthropic_version is {version!r}; expected a date such as "
+            f"{DEFAULT_VERSION!r} or {BEARER_FROM!r}"
+        )
+    return version
+
+
+class AnthropicAdapter:
+    api = "anthropic"
+    version = "anthropic/1"
+
+    def build_request(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        system: str | None,
+        messages: list[dict[str, str]],
+        tools: list[ToolSpec] | None,
+        settings: RequestSettings,
+    ) -> BuiltRequest:
+        version = api_version(settings)
+        bearer = version >= BEARER_FROM
+        max_tokens = settings.max_output_tokens
+        body: dict[str, Any] = {
+            "model": model,
+            "max_tokens": DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
+        }
+        if system is not None:
+            body["system"] = system
+        body["messages"] = [{"role": m["role"], "content": m["content"]} for m in messages]
+        notes = []
+        api_settings: dict[str, Any] = {
+            "anthropic_version": version,
+            "auth_header": "authorization" if bearer else "x-api-key",
+        }
+        strict = bool(settings.options.get("strict"))
+        if tools:
+            wire_tools = []
+            for spec in tools:
+                params, dropped = strip_private(spec.name, spec.parameters)
+                notes += dropped
+                tool: dict[str, Any] = {
+                    "name": spec.name,
+                    "description": spec.description,
+                    "input_schema": params,
+                }
+                if strict:
+                    tool["strict"] = True
+                wire_tools.append(tool)
+            body["tools"] = wire_tools
+            body["tool_choice"] = tool_choice(settings.tool_choice, settings.parallel_tool_calls)
+            if strict:
+                api_settings["strict"] = True
+        if settings.temperature is not None:
+            if bearer:
+                api_settings["unsent_settings"] = ["temperature"]
+            else:
+                body["temperature"] = settings.temperature
+        if tools:
+            sent = {t["name"]: (t.get("description"), t.get("input_schema")) for t in body["tools"]}
+            notes += check_sent_tools(tools, sent)
+        url = f"{base_url.rstrip('/')}/v1/messages"
+        headers = {"content-type": "application/json", "anthropic-version": version}
+        return BuiltRequest(HttpRequest("POST", url, headers, body), notes, api_settings)
+
+    def auth(self, key: str, settings: RequestSettings) -> tuple[dict[str, str], dict[str, str]]:
+        if api_version(settings) >= BEARER_FROM:
+            return {"authorization": f"Bearer {key}"}, {}
+        return {"x-api-key": key}, {}
+
+    def parse_decision(self, body: Any) -> ModelDecision:
+        try:
+            return _parse(body)
+        except Exception:  # a shape nobody foresaw must not stop a run
+            return ModelDecision("invalid", flags=["adapter_error"])
+
+    def classify_error(self, status: int, headers: dict[str, str], body: Any) -> ErrorClass | None:
+        h = lower_headers(headers)
+        code = status_error_code(status)
+        err = body.get("error") if isinstance(body, dict) else None
+        message = err.get("message") if isinstance(err, dict) else None
+        if code is None:
+            if isinstance(body, dict) and isinstance(body.get("content"), list):
+                return None
+            error_type = err.get("type") if isinstance(err, dict) else None
+            if isinstance(error_type, str) and error_type in ERROR_TYPES:
+                return ErrorClass(ERROR_TYPES[error_type], http_message(status, None, message))
+            return not_the_api(status, body, "a message")
+        return ErrorClass(
+            code, http_message(status, body, message), retry_after_from_headers(h), retry_hint(h)
+        )
+
+    def append_tool_result(
+        self,
+        *,
+        request_body: dict[str, Any],
+        response_body: dict[str, Any],
+        decision: ModelDecision,
+        results: list[ToolResult],
+    ) -> dict[str, Any]:
+        body = copy.deepcopy(request_body)
+        content = response_body.get("content") if isinstance(response_body, dict) else None
+        # the whole content goes back unchanged: thinking blocks must be passed back (C4)
+        assistant_content = (
+            copy.deepcopy(content)
+            if isinstance(content, list)
+            else [_wire_call(c) for c in decision.calls]
+        )
+        blocks: list[dict[str, Any]] = []
+        for result in results:
+            block: dict[str, Any] = {"type": "tool_result"}
+            if result.call_id and not result.call_id_synthesized:
+                block["tool_use_id"] = result.call_id
+            block["content"] = result_text(result)
+            if result.is_error:
+                block["is_error"] = True
+            blocks.append(block)
+        body["messages"] = [
+            *(body.get("messages") or []),
+            {"role": "assistant", "content": assistant_content},
+            {"role": "user", "content": blocks},
+        ]
+        if "tools" in body:
+            previous = body.get("tool_choice")
+            choice: dict[str, Any] = {"type": "auto"}
+            if isinstance(previous, dict) and "disable_parallel_tool_use" in previous:
+                choice["disable_parallel_tool_use"] = previous["disable_parallel_tool_use"]
+            body["tool_choice"] = choice
+        return body
+
+    def usage(self, body: Any) -> Usage:
+        u = body.get("usage") if isinstance(body, dict) else None
+        if not isinstance(u, dict):
+            return Usage()
+        base = as_int(u.get("input_tokens"))
+        cached = [
+            as_int(u.get(k)) for k in ("cache_creation_input_tokens", "cache_read_input_tokens")
+        ]
+        # total input is the sum of all three (C3)
+        total = None if base is None else base + sum(n for n in cached if n is not None)
+        return Usage(total, as_int(u.get("output_tokens")))
+
+
+def tool_choice(choice: str, parallel: bool | None) -> dict[str, Any]:
+    if choice == "none":  # ToolChoiceNone has no parallel switch
+        return {"type": "none"}
+    if choice == "auto":
+        out: dict[str, Any] = {"type": "auto"}
+    elif choice == "required":
+        out = {"type": "any"}
+    else:
+        out = {"type": "tool", "name": choice}
+    if parallel is not None:
+        out["disable_parallel_tool_use"] = not parallel
+    return out
+
+
+def _wire_call(call: ToolCall) -> dict[str, Any]:
+    return {
+        "type": "tool_use",
+        "id": call.call_id,
+        "name": call.name,
+        "input": call.arguments or {},
+    }
+
+
+def _server_tool_block(kind: Any) -> bool:
+    """Blocks of Anthropic-hosted tools (web search ...): not calls for us to answer."""
+    return isinstance(kind, str) and (kind == "server_tool_use" or kind.endswith("_tool_result"))
+
+
+def _parse(body: Any) -> ModelDecision:
+    if not isinstance(body, dict):
+        return ModelDecision("invalid", flags=["malformed_body"])
+    content = body.get("content")
+    if not isinstance(content, list):
+        return ModelDecision("invalid", flags=["error_body" if body.get("error") else "no_content"])
+    stop = body.get("stop_reason") if isinstance(body.get("stop_reason"), str) else None
+    flags: list[str] = []
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    malformed = False
+    for i, block in enumerate(content):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif kind == "tool_use":
+            name = block.get("name")
+            if not isinstance(name, str) or not name:
+                malformed = True
+                continue
+            calls.append(
+                tool_call_from_wire(
+                    name, block.get("input"), block.get("id"), f"anthropic-call-{i}"
+                )
+            )
+        elif kind in ("thinking", "redacted_thinking"):
+            if "reasoning" not in flags:
+                flags.append("reasoning")
+        elif _server_tool_block(kind) and "server_tool" not in flags:
+            flags.append("server_tool")
+    text = "".join(texts) or None
+    if stop == "refusal":
+        details = body.get("stop_details")
+        explanation = details.get("explanation") if isinstance(details, dict) else None
+        refusal = explanation if isinstance(explanation, str) and explanation else None
+        return ModelDecision("refusal", text=text, refusal=refusal, finish_reason=stop, flags=flags)
+    if stop == "pause_turn":
+        flags.append("pause_turn")
+    truncated = stop in TRUNCATION_STOPS
+    if malformed:
+        flags.append("malformed_tool_call")
+    if (truncated and calls) or malformed:  # a half-written call is not a call
+        return ModelDecision(
+            "invalid",
+            text=text,
+            finish_reason=stop,
+            truncated=truncated,
+            partial_calls=calls,
+            flags=flags,
+        )
+    if calls:
+        return ModelDecision("tool_call", text=text, calls=calls, finish_reason=stop, flags=flags)
+    if text is None:
+        flags.append("empty_response")
+        return ModelDecision("invalid", finish_reason=stop, truncated=truncated, flags=flags)
+    return ModelDecision("text", text=text, finish_reason=stop, truncated=truncated, flags=flags)
