@@ -21,6 +21,7 @@ from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.executor import execute
+from toolstand.history import in_key_order
 from toolstand.judge import followup_applies, judge, judge_followup
 from toolstand.redact import scrub
 from toolstand.transport import Exchange, RetryPolicy, exchange, request_hash, sanitize_request
@@ -266,8 +267,7 @@ def _cost(spec: RunSpec, usage: dict[str, Any]) -> float | None:
 
 
 def record(state: AttemptState) -> dict[str, Any]:
-    """The attempt's JSONL record. Small fields first, the large bodies last, so that
-    readers of summaries can stop decoding at "request"."""
+    """The attempt's JSONL record (docs/records.md)."""
     assert state.first is not None
     first = state.first
     spec = state.target.spec
@@ -316,7 +316,9 @@ def record(state: AttemptState) -> dict[str, Any]:
     }
     if state.target.key:
         rec = scrub(rec, [state.target.key])
-    return rec
+    # small fields first, bulky bodies last: the report and the history index slice
+    # each line before "request" instead of decoding it whole
+    return in_key_order(rec)
 
 
 def _second_record(state: AttemptState) -> dict[str, Any] | None:
@@ -336,6 +338,7 @@ def _second_record(state: AttemptState) -> dict[str, Any] | None:
         "transport_error": _transport_error(turn.exchange),
         "judgement": state.second_judgement,
         "elapsed_ms": turn.exchange.elapsed_ms,
+        "retries": max(0, len(turn.exchange.tries) - 1),
         "decision": turn.decision.to_dict() if turn.decision is not None else None,
         "tries": _tries(turn.exchange),
         "request_hash": request_hash(turn.built.http.body),

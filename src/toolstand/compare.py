@@ -1,0 +1,328 @@
+"""Baseline comparison for CI: fail only on a drop that the counts make significant.
+
+Seed 001: 92% → 91% over ten cases is noise, 99% → 98% over a thousand repetitions may
+not be. So every metric of every provider × model × mode gets a one-sided test:
+
+* paired, when the same case ran on both sides as many times: each case is good when
+  *all* its scored attempts were good for that metric (none unsafe for
+  unsafe_call_rate), and the exact McNemar test weighs the cases that went good → bad
+  against bad → good. All attempts rather than a majority, because a case that passed
+  10/10 and now passes 7/10 has regressed and a majority rule would not see it;
+  flakiness on both sides shows up as discordance in both directions and cancels out.
+  Cases scored a different number of times are left out: more repetitions make "all
+  good" rarer without any regression;
+* unpaired otherwise (no such case, or a report without per-case counts): a pooled
+  two-proportion z-test on the totals.
+
+No correction for testing nine metrics by default (the exact tests are conservative on
+small suites, and the metrics move together); ``correction="holm"`` is there for
+gates over many models.
+
+Both sides are JSON reports (``report.to_json``); a JSONL history is turned into one.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import orjson
+
+from toolstand.metrics import LOWER_IS_BETTER, METRICS, compute_files
+from toolstand.report import pack, to_json
+from toolstand.stats import holm, mcnemar_exact, two_proportion_drop
+
+Counts = tuple[int, int]
+
+
+@dataclass
+class CaseChange:
+    """A case that went from good to bad in a paired comparison."""
+
+    case_id: str
+    baseline: Counts
+    current: Counts
+
+
+@dataclass
+class Check:
+    """One metric of one provider × model × mode, tested for a drop."""
+
+    provider: str
+    model: str
+    mode: str
+    metric: str
+    test: Literal["mcnemar", "two_proportion"]
+    baseline: Counts
+    current: Counts
+    p_value: float
+    p_adjusted: float = 1.0
+    significant: bool = False
+    worse: int = 0  # paired: cases good → bad
+    better: int = 0  # paired: cases bad → good
+    paired_cases: int = 0
+    cases: list[CaseChange] = field(default_factory=list)
+
+    @property
+    def baseline_value(self) -> float | None:
+        n, d = self.baseline
+        return n / d if d else None
+
+    @property
+    def current_value(self) -> float | None:
+        n, d = self.current
+        return n / d if d else None
+
+    @property
+    def delta(self) -> float | None:
+        """current - baseline rate (positive is worse for unsafe_call_rate)."""
+        b, c = self.baseline_value, self.current_value
+        return None if b is None or c is None else c - b
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d.update(
+            baseline_value=self.baseline_value, current_value=self.current_value, delta=self.delta
+        )
+        return d
+
+
+@dataclass
+class CompareResult:
+    alpha: float
+    checks: list[Check]
+    notes: list[str]
+    correction: str = "none"
+
+    @property
+    def drops(self) -> list[Check]:
+        return [c for c in self.checks if c.significant]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.drops else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "alpha": self.alpha,
+            "correction": self.correction,
+            "regression": bool(self.drops),
+            "drops": [c.to_dict() for c in self.drops],
+            "checks": [c.to_dict() for c in self.checks],
+            "notes": self.notes,
+        }
+
+
+def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """A JSON report as written by ``toolstand report --json``, or one computed from a
+    JSONL history. Raises OSError, or ValueError for a file that is neither."""
+    name = os.fspath(path)
+    with open(name, "rb") as fh:
+        first = fh.readline().strip()
+    try:
+        rec = orjson.loads(first) if first not in (b"", b"{") else None
+    except orjson.JSONDecodeError:
+        rec = None
+    if first != b"{" and not (isinstance(rec, dict) and "results" in rec):
+        report = to_json(compute_files([name]))  # a history, even with a torn first line
+        if not report["results"]:
+            raise ValueError(f"{name}: no attempts in this history")
+        return report
+    with open(name, "rb") as fh:
+        data = orjson.loads(fh.read())
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise ValueError(f"{name}: neither a JSONL history nor a JSON report with results[]")
+    return data
+
+
+def _counts(entry: Mapping[str, Any], metric: str) -> Counts | None:
+    m = entry.get(metric)
+    if isinstance(m, dict) and isinstance(m.get("denominator"), int):
+        return (int(m.get("numerator") or 0), int(m["denominator"]))
+    return None
+
+
+def _case_good(metric: str, counts: Counts) -> bool:
+    n, d = counts
+    return n == 0 if metric in LOWER_IS_BETTER else n == d
+
+
+def _per_case(entry: Mapping[str, Any], metric: str) -> dict[str, tuple[Counts, int]]:
+    """case -> (its counts for the metric, its scored attempts), for cases with evidence."""
+    out: dict[str, tuple[Counts, int]] = {}
+    for cid, case in (entry.get("per_case") or {}).items():
+        nd = (case.get("counts") or {}).get(metric)
+        if nd and nd[1] > 0:
+            out[cid] = ((int(nd[0]), int(nd[1])), int(case.get("scored") or 0))
+    return out
+
+
+def _check(
+    key: tuple[str, str, str], metric: str, base: Mapping[str, Any], cur: Mapping[str, Any]
+) -> Check | None:
+    b_tot, c_tot = _counts(base, metric), _counts(cur, metric)
+    if b_tot is None or c_tot is None or not b_tot[1] or not c_tot[1]:
+        return None
+    b_cases, c_cases = _per_case(base, metric), _per_case(cur, metric)
+    # "all attempts good" is harder with more repetitions: pair only cases scored as
+    # often on both sides, or 3 → 10 repetitions would look like a regression
+    shared = [cid for cid in b_cases if cid in c_cases and b_cases[cid][1] == c_cases[cid][1]]
+    if shared:
+        changes, better = [], 0
+        for cid in shared:
+            (b_nd, _), (c_nd, _) = b_cases[cid], c_cases[cid]
+            was, now = _case_good(metric, b_nd), _case_good(metric, c_nd)
+            if was and not now:
+                changes.append(CaseChange(cid, b_nd, c_nd))
+            elif now and not was:
+                better += 1
+        p = mcnemar_exact(len(changes), better)
+        return Check(
+            *key,
+            metric,
+            "mcnemar",
+            b_tot,
+            c_tot,
+            p,
+            worse=len(changes),
+            better=better,
+            paired_cases=len(shared),
+            cases=changes,
+        )
+    if metric in LOWER_IS_BETTER:  # test the drop of the good share
+        _, p = two_proportion_drop(b_tot[1] - b_tot[0], b_tot[1], c_tot[1] - c_tot[0], c_tot[1])
+    else:
+        _, p = two_proportion_drop(b_tot[0], b_tot[1], c_tot[0], c_tot[1])
+    return Check(*key, metric, "two_proportion", b_tot, c_tot, p)
+
+
+def _notes(base: Mapping[str, Any], cur: Mapping[str, Any]) -> list[str]:
+    notes = []
+    for field_, label in (
+        ("contract_hash", "contract hash"),
+        ("cases_hash", "cases hash"),
+        ("cases_version", "cases version"),
+        ("prompt_hash", "prompt hash"),
+        ("prompt_version", "prompt version"),
+    ):
+        b, c = base.get(field_), cur.get(field_)
+        if b is not None and c is not None and b != c:
+            notes.append(f"{label} differs: {b} → {c}")
+    return notes
+
+
+def _case_notes(label: str, base: Mapping[str, Any], cur: Mapping[str, Any]) -> list[str]:
+    b, c = base.get("per_case") or {}, cur.get("per_case") or {}
+    notes = []
+    if b and c and set(b) != set(c):
+        notes.append(
+            f"{label}: {len(set(b) - set(c))} case(s) only in baseline, "
+            f"{len(set(c) - set(b))} only in current; paired tests use shared cases"
+        )
+    uneven = [cid for cid in b if cid in c and b[cid].get("scored") != c[cid].get("scored")]
+    if uneven:
+        notes.append(
+            f"{label}: {len(uneven)} shared case(s) scored a different number of times "
+            "(repetitions or transport failures); left out of the paired tests"
+        )
+    return notes
+
+
+def _key(entry: Mapping[str, Any]) -> tuple[str, str, str]:
+    return (str(entry.get("provider")), str(entry.get("model")), str(entry.get("mode", "auto")))
+
+
+def compare(
+    baseline: Mapping[str, Any],
+    current: Mapping[str, Any],
+    *,
+    alpha: float = 0.05,
+    correction: Literal["none", "holm"] = "none",
+) -> CompareResult:
+    """Test every shared metric for a significant drop from baseline to current.
+
+    ``correction="holm"`` adjusts for testing many metrics at once; the default leaves
+    p-values raw because the exact tests are already conservative on small suites.
+    """
+    notes = _notes(baseline, current)
+    base = {_key(e): e for e in baseline.get("results") or []}
+    cur = {_key(e): e for e in current.get("results") or []}
+    checks: list[Check] = []
+    for key, c_entry in cur.items():
+        b_entry = base.get(key)
+        if b_entry is None:
+            notes.append(f"{'/'.join(key)}: not in baseline, not compared")
+            continue
+        notes += _case_notes("/".join(key), b_entry, c_entry)
+        for metric in METRICS:
+            check = _check(key, metric, b_entry, c_entry)
+            if check is None:
+                if _counts(b_entry, metric) is None or _counts(c_entry, metric) is None:
+                    notes.append(f"{'/'.join(key)}: {metric} has no counts, not compared")
+                continue
+            checks.append(check)
+    for key in base:
+        if key not in cur:
+            notes.append(f"{'/'.join(key)}: not in current, not compared")
+    adjusted = holm([c.p_value for c in checks]) if correction == "holm" else None
+    for i, c in enumerate(checks):
+        c.p_adjusted = adjusted[i] if adjusted else c.p_value
+        c.significant = c.p_adjusted < alpha
+    return CompareResult(alpha=alpha, checks=checks, notes=notes, correction=correction)
+
+
+def _pct(counts: Counts) -> str:
+    n, d = counts
+    return f"{n / d:.1%} ({n}/{d})" if d else f"— ({n}/{d})"
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text[:12] + "…" if len(text) == 64 else text  # a sha256 reads as its prefix
+
+
+def render(result: CompareResult, baseline: str = "baseline", current: str = "current") -> str:
+    """A CI log within 100 columns: notes, then each group's checks, drops marked with
+    the cases that went from good to bad."""
+    lines = [
+        f"compare (one-sided tests, alpha {result.alpha}, correction {result.correction})",
+        f"  baseline {baseline}",
+        f"  current  {current}",
+    ]
+    for note in result.notes:
+        words = [_short(w) for w in note.split(" ")]
+        lines += textwrap.wrap("note: " + " ".join(words), 100, subsequent_indent="      ")
+    group = None
+    for c in result.checks:
+        if (c.provider, c.model, c.mode) != group:
+            group = (c.provider, c.model, c.mode)
+            lines.append("/".join(group))
+        delta = "" if c.delta is None else f" {c.delta * 100:+.1f} pp"
+        lines.append(
+            f"  {'DROP' if c.significant else 'ok  '} {c.metric:<28} {_pct(c.baseline)} → "
+            f"{_pct(c.current)}{delta}  p={c.p_adjusted:.3g}"
+        )
+        if not c.significant:
+            continue
+        if c.test == "mcnemar":
+            lines.append(
+                f"       McNemar over {c.paired_cases} paired cases: {c.worse} got worse, "
+                f"{c.better} got better"
+            )
+            changes = [
+                f"{ch.case_id} {ch.baseline[0]}/{ch.baseline[1]}→{ch.current[0]}/{ch.current[1]}"
+                for ch in c.cases
+            ]
+            lines += pack(changes, "       cases:", 14)
+        else:
+            lines.append("       two-proportion z-test on the totals (no shared cases)")
+    drops = result.drops
+    lines.append(
+        f"{len(drops)} significant drop(s) in {len(result.checks)} checks"
+        if drops
+        else f"no significant drop in {len(result.checks)} checks"
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,495 @@
+"""Metrics per provider × model × mode, recomputed from attempt records alone.
+
+Every quality rate comes from ``judgement.metrics`` (first turn) and ``second_turn``
+(error recovery) as docs/records.md fixes them; the judge decided, this module only
+counts, so a re-judged history gives re-judged metrics. Modes are never pooled: auto,
+forced, no_tools and reversed answer different questions (seed 000).
+
+compute_files is the fast path for big histories: lines are split, not decoded
+(history.split_metrics), and a judgement is decoded once per distinct byte string,
+because across repetitions most judgements are identical.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from toolstand.history import (
+    HistoryWarning,
+    RunMeta,
+    decode_summary,
+    scan_with,
+    split_metrics,
+    unique_paths,
+)
+from toolstand.stats import Rate, percentile
+
+METRICS: tuple[str, ...] = (
+    "pass_rate",
+    "decision_accuracy",
+    "tool_selection_accuracy",
+    "raw_schema_validity",
+    "exact_argument_accuracy",
+    "normalized_argument_accuracy",
+    "unsafe_call_rate",
+    "error_recovery_accuracy",
+    "consistency",
+)
+LOWER_IS_BETTER: frozenset[str] = frozenset({"unsafe_call_rate"})
+
+Prices = Mapping[str, Mapping[str, float]]  # model -> {"input_per_mtok", "output_per_mtok"}
+
+
+# An outcome vector: what one judged attempt adds to its case's counters. Judgements
+# repeat across repetitions, so cases count vector ids and the sums are made once.
+_PASSED, _DECISION, _EXPECTS, _SELECTION, _CALLS, _VALID, _EXACT_DEN, _EXACT, _NORM, _UNSAFE = (
+    range(10)
+)
+_SIGNATURE = 10
+
+
+def outcome_vector(j: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """The counted facts of one judgement, or None when it carries no metrics."""
+    m = j.get("metrics")
+    if not isinstance(m, dict):
+        return None
+    get = m.get
+    expects = bool(get("expects_call"))
+    return (
+        j.get("verdict") == "pass",
+        bool(get("decision_correct")),
+        expects,
+        expects and bool(get("tool_selection_correct")),
+        int(get("calls_made") or 0),
+        int(get("calls_schema_valid") or 0),
+        int(get("exact_denominator") or 0),
+        int(get("exact_correct") or 0),
+        int(get("normalized_correct") or 0),
+        bool(get("unsafe")),
+        get("signature"),
+    )
+
+
+class CaseTally:
+    """Counters of one case within one provider × model × mode."""
+
+    __slots__ = ("attempted", "case_id", "outcomes", "signatures", "st_passed", "st_run", "sums")
+
+    def __init__(self, case_id: str = "") -> None:
+        self.case_id = case_id
+        self.attempted = self.st_run = self.st_passed = 0
+        self.outcomes: dict[int, int] = {}  # outcome vector id -> attempts
+        self.sums = [0] * _SIGNATURE  # filled by finalize()
+        self.signatures: dict[Any, int] = {}
+
+    def finalize(self, vectors: list[tuple[Any, ...]]) -> None:
+        sums = [0] * _SIGNATURE
+        sigs: dict[Any, int] = {}
+        for vid, n in self.outcomes.items():
+            vec = vectors[vid]
+            for i in range(_SIGNATURE):
+                sums[i] += vec[i] * n
+            sigs[vec[_SIGNATURE]] = sigs.get(vec[_SIGNATURE], 0) + n
+        self.sums, self.signatures = sums, sigs
+
+    @property
+    def scored(self) -> int:
+        return sum(self.outcomes.values())
+
+    @property
+    def passed(self) -> int:
+        return self.sums[_PASSED]
+
+    def counts(self) -> dict[str, tuple[int, int]]:
+        """(numerator, denominator) of every metric over this case alone."""
+        s, scored = self.sums, self.scored
+        return {
+            "pass_rate": (s[_PASSED], scored),
+            "decision_accuracy": (s[_DECISION], scored),
+            "tool_selection_accuracy": (s[_SELECTION], s[_EXPECTS]),
+            "raw_schema_validity": (s[_VALID], s[_CALLS]),
+            "exact_argument_accuracy": (s[_EXACT], s[_EXACT_DEN]),
+            "normalized_argument_accuracy": (s[_NORM], s[_EXACT_DEN]),
+            "unsafe_call_rate": (s[_UNSAFE], scored),
+            "error_recovery_accuracy": (self.st_passed, self.st_run),
+            "consistency": (max(self.signatures.values(), default=0), scored),
+        }
+
+    @property
+    def flaky(self) -> bool:
+        """Repetitions disagree on the normalized signature or on the verdict."""
+        return len(self.signatures) > 1 or 0 < self.passed < self.scored
+
+
+@dataclass
+class GroupStats:
+    """Everything counted for one provider × model × mode."""
+
+    provider: str
+    model: str
+    mode: str
+    simulated: bool = False
+    apis: list[str] = field(default_factory=list)
+    cases: dict[str, CaseTally] = field(default_factory=dict)
+    transport_errors: Counter[str] = field(default_factory=Counter)
+    second_turn_transport_errors: Counter[str] = field(default_factory=Counter)
+    unjudged: int = 0  # no transport error and no judgement: a record we cannot score
+    latencies: array[float] = field(default_factory=lambda: array("d"))
+    usage_attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    retries: int = 0
+    recorded_cost: float = 0.0
+    recorded_cost_attempts: int = 0
+    repetitions: int = 0
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.provider, self.model, self.mode)
+
+    @property
+    def attempted(self) -> int:
+        return sum(t.attempted for t in self.cases.values())
+
+    @property
+    def scored(self) -> int:
+        return sum(t.scored for t in self.cases.values())
+
+    @property
+    def passed(self) -> int:
+        return sum(t.passed for t in self.cases.values())
+
+    def metrics(self) -> dict[str, Rate]:
+        """Every metric summed over cases (sums of per-case counts are the pooled counts)."""
+        num = dict.fromkeys(METRICS, 0)
+        den = dict.fromkeys(METRICS, 0)
+        for tally in self.cases.values():
+            for name, (n, d) in tally.counts().items():
+                num[name] += n
+                den[name] += d
+        return {name: Rate(num[name], den[name]) for name in METRICS}
+
+    def flaky_cases(self) -> list[str]:
+        return [cid for cid, t in self.cases.items() if t.flaky]
+
+    def latency(self) -> dict[str, float | int | None]:
+        values = sorted(self.latencies)
+        return {
+            "count": len(values),
+            "p50": percentile(values, 50),
+            "p95": percentile(values, 95),
+            "max": values[-1] if values else None,
+        }
+
+    def tokens(self) -> dict[str, float | int | None]:
+        n = self.usage_attempts
+        return {
+            "attempts_with_usage": n,
+            "input_total": self.input_tokens,
+            "output_total": self.output_tokens,
+            "input_per_attempt": self.input_tokens / n if n else None,
+            "output_per_attempt": self.output_tokens / n if n else None,
+        }
+
+    def cost(self, price: Mapping[str, float] | None) -> dict[str, Any] | None:
+        """Cost from token counts × price per million tokens; else the records' cost_usd.
+
+        Per passed attempt, because a cheap model that fails half the time costs twice
+        its sticker price per completed operation (seed 000).
+        """
+        if price is not None:
+            total = (
+                self.input_tokens * float(price.get("input_per_mtok", 0.0))
+                + self.output_tokens * float(price.get("output_per_mtok", 0.0))
+            ) / 1_000_000
+            source = "prices"
+        elif self.recorded_cost_attempts:
+            total, source = self.recorded_cost, "records"
+        else:
+            return None
+        attempted, passed = self.attempted, self.passed
+        return {
+            "source": source,
+            "total_usd": total,
+            "per_attempt_usd": total / attempted if attempted else None,
+            "per_passed_attempt_usd": total / passed if passed else None,
+        }
+
+
+@dataclass
+class FailedAttempt:
+    """An attempt that did not pass, kept for the error CSV and JUnit."""
+
+    provider: str
+    model: str
+    mode: str
+    case_id: str
+    attempt: int
+    errors: list[dict[str, Any]]
+    failed: bool  # the judge failed it (as opposed to only a transport failure)
+    transport_error: dict[str, Any] | None = None
+    second_turn_transport_error: dict[str, Any] | None = None
+
+
+@dataclass
+class Report:
+    """The computed report: run metadata, one GroupStats per provider × model × mode."""
+
+    files: list[str]
+    meta: RunMeta
+    groups: list[GroupStats]
+    failures: list[FailedAttempt]
+    warnings: list[HistoryWarning]
+    prices: dict[str, Mapping[str, float]]
+
+    def price_for(self, g: GroupStats) -> Mapping[str, float] | None:
+        return self.prices.get(g.model) or self.meta.prices.get((g.provider, g.model))
+
+
+def _turn2_errors(j: Mapping[str, Any], st: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The attempt's errors; second-turn codes taken from second_turn if the runner
+    did not already fold them into the attempt's list."""
+    errors = list(j.get("errors") or [])
+    if st and not any(e.get("turn") == 2 for e in errors):
+        sj = st.get("judgement") or {}
+        errors.extend({**e, "turn": 2} for e in sj.get("errors") or [])
+    return errors
+
+
+_BLOB_CACHE_LIMIT = 1 << 16
+_GIVE_UP_SPLIT = 1000
+
+
+class Collector:
+    """Feeds on records (or raw lines) one at a time; ``report()`` freezes the result."""
+
+    def __init__(self, *, collect_failures: bool = False) -> None:
+        self.meta = RunMeta()
+        self.groups: dict[tuple[Any, Any, Any], GroupStats] = {}
+        self.failures: list[FailedAttempt] = []
+        self.collect_failures = collect_failures
+        self._vectors: list[tuple[Any, ...]] = []
+        self._vector_ids: dict[tuple[Any, ...], int] = {}
+        self._blob_ids: dict[bytes, int] = {}
+        self._split_misses = 0
+        self._split_works = False
+        # (provider, model, mode, case_id, api) -> its group and case: one lookup per attempt
+        self._slots: dict[tuple[Any, ...], tuple[GroupStats, CaseTally]] = {}
+
+    def _new_slot(self, slot: tuple[Any, ...]) -> tuple[GroupStats, CaseTally]:
+        key = slot[:3]
+        g = self.groups.get(key)
+        if g is None:
+            g = self.groups[key] = GroupStats(str(key[0]), str(key[1]), str(key[2]))
+        if slot[4] is not None and slot[4] not in g.apis:
+            g.apis.append(str(slot[4]))  # one model over two wire APIs: shown, not split
+        case_id = str(slot[3])
+        t = g.cases.get(case_id)
+        if t is None:
+            t = g.cases[case_id] = CaseTally(case_id)
+        return (g, t)
+
+    def _intern(self, vec: tuple[Any, ...]) -> int:
+        vid = self._vector_ids.get(vec)
+        if vid is None:
+            vid = self._vector_ids[vec] = len(self._vectors)
+            self._vectors.append(vec)
+        return vid
+
+    def add(self, rec: Mapping[str, Any]) -> None:
+        """Count one decoded record (header or attempt, any reading level)."""
+        if rec.get("type") == "run":
+            self.meta.add_header(rec)
+            return
+        j = rec.get("judgement")
+        vec = outcome_vector(j) if isinstance(j, dict) else None
+        vid = None if vec is None else self._intern(vec)
+        self.count(rec, vid, j, rec.get("second_turn"))
+
+    def decode_line(self, line: bytes) -> Any:
+        """history.scan_with decoder: (head, vector id, None, second turn) for a line the
+        fast path can count, else the decoded record for ``add``."""
+        if not self._split_works and self._split_misses > _GIVE_UP_SPLIT:
+            return orjson.loads(line)
+        parts = split_metrics(line)
+        if parts is None:
+            # a history written in another key order: after enough misses and no hit,
+            # stop paying for a split that never works and decode lines whole
+            self._split_misses += 1
+            return decode_summary(line)
+        self._split_works = True
+        head, blob, st = parts
+        if blob is None:
+            return (head, None, None, st)
+        vid = self._blob_ids.get(blob)
+        if vid is None:
+            vid = self._blob_id(blob)
+            if vid is None:
+                return decode_summary(line)
+        if self.collect_failures and not (
+            self._vectors[vid][_PASSED] and not (st and st.get("transport_error"))
+        ):
+            return self._with_errors(line, head, vid, st)
+        return (head, vid, None, st)
+
+    def _with_errors(self, line: bytes, head: Any, vid: int, st: Any) -> Any:
+        """A failing attempt as above, with its judgement's errors for the error table."""
+        parts = split_metrics(line, with_errors=True)
+        if parts is not None and parts[1] is not None:
+            try:
+                j = orjson.loads(parts[1])
+            except orjson.JSONDecodeError:
+                j = None  # "calls" was a key inside an error: decode the summary
+            if isinstance(j, dict) and isinstance(j.get("errors"), list):
+                return (head, vid, j, st)
+        return decode_summary(line)
+
+    def _blob_id(self, blob: bytes) -> int | None:
+        try:
+            j = orjson.loads(blob)
+        except orjson.JSONDecodeError:
+            return None
+        vec = outcome_vector(j) if isinstance(j, dict) else None
+        if vec is None:
+            return None
+        if len(self._blob_ids) >= _BLOB_CACHE_LIMIT:
+            self._blob_ids.clear()  # bounded: distinct judgements can be as many as lines
+        vid = self._blob_ids[blob] = self._intern(vec)
+        return vid
+
+    def count(
+        self,
+        rec: Mapping[str, Any],
+        vid: int | None,
+        j: Mapping[str, Any] | None,
+        st: Mapping[str, Any] | None,
+    ) -> None:
+        """Count one attempt: its top-level keys, its outcome vector id (None: not
+        judged), its judgement (for the errors of a failure) and its second turn."""
+        # the hot loop of a 1M-attempt report: local lookups, no helper calls per field
+        get = rec.get
+        slot = (get("provider"), get("model"), get("mode"), get("case_id"), get("api"))
+        gt = self._slots.get(slot)
+        if gt is None:
+            gt = self._slots[slot] = self._new_slot(slot)
+        g, t = gt
+        case_id = t.case_id
+        if get("simulated"):
+            g.simulated = True
+        t.attempted += 1
+        number = get("attempt") or 0
+        if number > g.repetitions:
+            g.repetitions = number
+        elapsed = get("elapsed_ms")
+        if elapsed is not None:
+            g.latencies.append(elapsed)
+        g.retries += get("retries") or 0
+        usage = get("usage")
+        if usage:
+            tin, tout = usage.get("input_tokens"), usage.get("output_tokens")
+            if tin is not None or tout is not None:
+                g.usage_attempts += 1
+                g.input_tokens += tin or 0
+                g.output_tokens += tout or 0
+        cost = get("cost_usd")
+        if cost is not None:
+            g.recorded_cost += cost
+            g.recorded_cost_attempts += 1
+        if st:
+            g.retries += st.get("retries") or 0
+            usage = st.get("usage")
+            if usage:
+                g.input_tokens += usage.get("input_tokens") or 0
+                g.output_tokens += usage.get("output_tokens") or 0
+
+        te = get("transport_error")
+        if te:
+            g.transport_errors[str(te.get("code"))] += 1
+            if self.collect_failures:
+                self.failures.append(FailedAttempt(*g.key, case_id, number, [], False, te))
+            return
+        if vid is None:
+            g.unjudged += 1
+            return
+        outcomes = t.outcomes
+        outcomes[vid] = outcomes.get(vid, 0) + 1
+        st_te = None
+        if st:
+            st_te = st.get("transport_error")
+            if st_te:
+                g.second_turn_transport_errors[str(st_te.get("code"))] += 1
+            else:
+                t.st_run += 1
+                if (st.get("judgement") or {}).get("passed"):
+                    t.st_passed += 1
+        if self.collect_failures and j is not None:
+            passed = self._vectors[vid][_PASSED]
+            if passed and not st_te:
+                return
+            errors = _turn2_errors(j, st)
+            self.failures.append(
+                FailedAttempt(*g.key, case_id, number, errors, not passed, None, st_te)
+            )
+
+    def report(
+        self,
+        files: list[str],
+        warnings: list[HistoryWarning],
+        prices: Prices | None = None,
+    ) -> Report:
+        for g in self.groups.values():
+            if self.meta.simulated.get((g.provider, g.model)):
+                g.simulated = True
+            for t in g.cases.values():
+                t.finalize(self._vectors)
+        return Report(
+            files=files,
+            meta=self.meta,
+            groups=list(self.groups.values()),
+            failures=self.failures,
+            warnings=warnings,
+            prices=dict(prices or {}),
+        )
+
+
+def compute(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    prices: Prices | None = None,
+    collect_failures: bool = False,
+) -> Report:
+    """A report from records already in memory (headers and attempts)."""
+    c = Collector(collect_failures=collect_failures)
+    for rec in records:
+        c.add(rec)
+    return c.report([], [], prices)
+
+
+def compute_files(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    prices: Prices | None = None,
+    collect_failures: bool = False,
+) -> Report:
+    """A report straight from JSONL files, decoding only what the metrics need.
+
+    Raises OSError when a file cannot be opened; bad lines become warnings.
+    """
+    warnings: list[HistoryWarning] = []
+    names = unique_paths(paths, warnings)
+    c = Collector(collect_failures=collect_failures)
+    add, count, decode = c.add, c.count, c.decode_line
+    for name in names:
+        for _, _, rec in scan_with(name, decode, warnings):
+            if type(rec) is tuple:
+                count(*rec)
+            else:
+                add(rec)
+    return c.report(names, warnings, prices)

@@ -1,0 +1,323 @@
+"""Renderings of a computed Report: the seed's JSON, the error CSV, JUnit XML, a text table.
+
+All four are views of metrics.Report; none re-reads or re-judges anything.
+"""
+
+from __future__ import annotations
+
+import csv
+import textwrap
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from typing import IO, Any
+
+import orjson
+
+from toolstand.metrics import FailedAttempt, GroupStats, Report
+from toolstand.stats import Rate
+
+CSV_COLUMNS = (
+    "provider",
+    "model",
+    "mode",
+    "case_id",
+    "attempt",
+    "error_code",
+    "expected",
+    "actual",
+)
+WIDTH = 100
+
+
+def _one_or_list(values: list[str], *, force_list: bool = False) -> Any:
+    if not values:
+        return None
+    return values if force_list or len(values) > 1 else values[0]
+
+
+def group_to_json(g: GroupStats, report: Report) -> dict[str, Any]:
+    """One results[] entry: counts, every metric at the top level, then the extras."""
+    attempted = g.attempted
+    out: dict[str, Any] = {
+        "provider": g.provider,
+        "model": g.model,
+        "mode": g.mode,
+        "api": _one_or_list(g.apis),
+        "simulated": g.simulated,
+        "attempted": attempted,
+        "scored": g.scored,
+        "transport_errors": dict(sorted(g.transport_errors.items())),
+        "second_turn_transport_errors": dict(sorted(g.second_turn_transport_errors.items())),
+        "unjudged": g.unjudged,
+        "case_count": len(g.cases),
+        "repetitions": g.repetitions,
+    }
+    for name, rate in g.metrics().items():
+        out[name] = rate.to_dict()
+    out["latency_ms"] = g.latency()
+    out["tokens"] = g.tokens()
+    out["retries"] = {
+        "total": g.retries,
+        "per_attempt": g.retries / attempted if attempted else None,
+    }
+    out["cost"] = g.cost(report.price_for(g))
+    out["flaky_cases"] = g.flaky_cases()
+    out["per_case"] = {
+        cid: {
+            "attempted": t.attempted,
+            "scored": t.scored,
+            "passed": t.passed,
+            "pass_rate": t.passed / t.scored if t.scored else None,
+            "flaky": t.flaky,
+            "counts": {name: list(nd) for name, nd in t.counts().items()},
+        }
+        for cid, t in g.cases.items()
+    }
+    return out
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    """The seed's report format, extended with hashes, intervals and per-case counts."""
+    m = report.meta
+    return {
+        "run_id": _one_or_list(m.run_ids, force_list=len(report.files) > 1),
+        "contract_hash": _one_or_list(m.contract_hashes),
+        "contract": _one_or_list(m.contract_names),
+        "prompt_version": _one_or_list(m.prompt_versions),
+        "prompt_hash": _one_or_list(m.prompt_hashes),
+        "cases_version": _one_or_list(m.cases_versions),
+        "cases_hash": _one_or_list(m.cases_hashes),
+        "files": report.files,
+        "warnings": [str(w) for w in report.warnings],
+        "results": [group_to_json(g, report) for g in report.groups],
+    }
+
+
+def dumps_json(report: Report) -> bytes:
+    return orjson.dumps(to_json(report), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+# ---- error CSV ------------------------------------------------------------------------
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def error_code(err: dict[str, Any]) -> str:
+    """``invalid_arguments.pattern`` for a sub-coded error, the bare code otherwise."""
+    code = str(err.get("code"))
+    return f"{code}.{err['subcode']}" if err.get("subcode") else code
+
+
+def error_rows(failures: list[FailedAttempt]) -> list[tuple[Any, ...]]:
+    """One row per error code of every failed attempt, transport failures included."""
+    rows: list[tuple[Any, ...]] = []
+    for f in failures:
+        head = (f.provider, f.model, f.mode, f.case_id, f.attempt)
+        if f.transport_error:
+            te = f.transport_error
+            rows.append((*head, str(te.get("code")), "", _cell(te.get("message"))))
+        for err in f.errors:
+            rows.append(
+                (*head, error_code(err), _cell(err.get("expected")), _cell(err.get("actual")))
+            )
+        if f.second_turn_transport_error:
+            te = f.second_turn_transport_error
+            msg = f"second turn: {_cell(te.get('message'))}"
+            rows.append((*head, str(te.get("code")), "", msg))
+    return rows
+
+
+def write_errors_csv(report: Report, fh: IO[str]) -> int:
+    """Write the error table; returns the number of rows. ``fh`` opened with newline=''."""
+    writer = csv.writer(fh)
+    writer.writerow(CSV_COLUMNS)
+    rows = error_rows(report.failures)
+    writer.writerows(rows)
+    return len(rows)
+
+
+# ---- JUnit XML ------------------------------------------------------------------------
+
+
+def _attempt_codes(f: FailedAttempt) -> list[str]:
+    codes = [str(f.transport_error.get("code"))] if f.transport_error else []
+    codes += [error_code(e) for e in f.errors]
+    if f.second_turn_transport_error:
+        codes.append(f"second_turn.{f.second_turn_transport_error.get('code')}")
+    return codes
+
+
+def to_junit(report: Report) -> ET.Element:
+    """One testcase per case × provider/model/mode (classname ``provider/model/mode``).
+
+    A case with any attempt the judge failed gets <failure>. A case whose only problems
+    were transport failures gets <error>: the stand could not measure it, which CI should
+    show, but it is not a model regression and stays out of the failure count.
+    """
+    by_case: dict[tuple[str, str, str, str], list[FailedAttempt]] = defaultdict(list)
+    for f in report.failures:
+        by_case[(f.provider, f.model, f.mode, f.case_id)].append(f)
+    root = ET.Element("testsuites", name="toolstand")
+    totals: Counter[str] = Counter()
+    for g in report.groups:
+        classname = f"{g.provider}/{g.model}/{g.mode}"
+        suite = ET.SubElement(root, "testsuite", name=classname)
+        props = ET.SubElement(suite, "properties")
+        ET.SubElement(props, "property", name="simulated", value=str(g.simulated).lower())
+        counts: Counter[str] = Counter()
+        for cid, tally in g.cases.items():
+            case = ET.SubElement(suite, "testcase", classname=classname, name=cid)
+            counts["tests"] += 1
+            fails = by_case.get((g.provider, g.model, g.mode, cid), [])
+            judged = [f for f in fails if f.failed]
+            lines = [f"attempt {f.attempt}: {', '.join(_attempt_codes(f))}" for f in fails]
+            if judged:
+                top = Counter(c for f in judged for c in _attempt_codes(f)).most_common(1)
+                el = ET.SubElement(
+                    case,
+                    "failure",
+                    message=f"{len(judged)} of {tally.attempted} attempts failed",
+                    type=top[0][0] if top else "fail",
+                )
+                counts["failures"] += 1
+            elif fails:
+                el = ET.SubElement(
+                    case,
+                    "error",
+                    message=f"{len(fails)} of {tally.attempted} attempts hit transport errors",
+                    type="transport",
+                )
+                counts["errors"] += 1
+            else:
+                continue
+            el.text = "\n".join(lines)
+        for key in ("tests", "failures", "errors"):
+            suite.set(key, str(counts[key]))
+            totals[key] += counts[key]
+        suite.set("skipped", "0")
+    for key in ("tests", "failures", "errors"):
+        root.set(key, str(totals[key]))
+    return root
+
+
+def write_junit(report: Report, fh: IO[bytes]) -> None:
+    tree = ET.ElementTree(to_junit(report))
+    ET.indent(tree)
+    tree.write(fh, encoding="utf-8", xml_declaration=True)
+
+
+# ---- terminal table -------------------------------------------------------------------
+
+
+def fmt_rate(rate: Rate) -> str:
+    """92.0% (23/25) [80.5–97.8]; a dash for an empty denominator."""
+    if rate.value is None or rate.interval is None:
+        return f"— ({rate.numerator}/{rate.denominator})"
+    lo, hi = rate.interval
+    return f"{rate.value:.1%} ({rate.numerator}/{rate.denominator}) [{lo * 100:.1f}–{hi * 100:.1f}]"
+
+
+def _num(value: float | int | None, unit: str = "") -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.0f}{unit}" if abs(value) >= 10_000 else f"{value:,.1f}{unit}"
+
+
+def _money(value: float | None) -> str:
+    return "—" if value is None else f"${value:.6f}" if value < 0.01 else f"${value:.4f}"
+
+
+def pack(items: list[str], first: str, indent: int, width: int = WIDTH) -> list[str]:
+    """Comma-separated items in lines of at most ``width``, never breaking an item."""
+    lines = [first]
+    for i, item in enumerate(items):
+        piece = item + ("," if i < len(items) - 1 else "")
+        if len(lines[-1]) + 1 + len(piece) > width and lines[-1].strip():
+            lines.append(" " * indent + piece)
+        else:
+            lines[-1] += ("" if lines[-1].endswith(" ") else " ") + piece
+    return lines
+
+
+def _wrap(label: str, items: list[str]) -> list[str]:
+    return pack(items, f"  {label}:", 4)
+
+
+def _head(report: Report) -> list[str]:
+    m = report.meta
+    parts = []
+    if m.run_ids:
+        parts.append("run " + ", ".join(m.run_ids))
+    if m.contract_names or m.contract_hashes:
+        hashes = ", ".join(h[:12] for h in m.contract_hashes)
+        parts.append(f"contract {', '.join(m.contract_names)} ({hashes})".replace(" ()", ""))
+    if m.prompt_versions:
+        parts.append("prompt " + ", ".join(m.prompt_versions))
+    if m.cases_versions:
+        parts.append("cases " + ", ".join(v[:19] for v in m.cases_versions))
+    lines: list[str] = []
+    for part in parts:  # break between parts, not inside one
+        if lines and len(lines[-1]) + 3 + len(part) <= WIDTH:
+            lines[-1] += " · " + part
+        else:
+            lines += textwrap.wrap(part, WIDTH)
+    return lines or ["(no run header)"]
+
+
+def _group_lines(g: GroupStats, report: Report) -> list[str]:
+    title = f"{g.provider} / {g.model}{' (simulated)' if g.simulated else ''} · mode {g.mode}"
+    title += f" · api {', '.join(g.apis)}" if g.apis else ""
+    errs = sum(g.transport_errors.values())
+    detail = ", ".join(f"{k} {v}" for k, v in sorted(g.transport_errors.items()))
+    line = f"  attempted {g.attempted} · scored {g.scored} · transport errors {errs}"
+    line += f" ({detail})" if detail else ""
+    line += f" · {len(g.cases)} cases × ≤{g.repetitions}"
+    out = [*textwrap.wrap(title, WIDTH), *textwrap.wrap(line, WIDTH, subsequent_indent="    ")]
+    if g.unjudged:
+        out.append(f"  {g.unjudged} attempts without judgement (not scored)")
+    for name, rate in g.metrics().items():
+        out.append(f"  {name:<30} {fmt_rate(rate)}")
+    lat, tok = g.latency(), g.tokens()
+    per = g.retries / g.attempted if g.attempted else 0.0
+    out.append(
+        f"  latency p50 {_num(lat['p50'], ' ms')} · p95 {_num(lat['p95'], ' ms')}"
+        f" · max {_num(lat['max'], ' ms')} · retries {g.retries} ({per:.2f}/attempt)"
+    )
+    out.append(
+        f"  tokens per attempt: in {_num(tok['input_per_attempt'])}"
+        f" · out {_num(tok['output_per_attempt'])}"
+        f" (over {tok['attempts_with_usage']} attempts reporting usage)"
+    )
+    cost = g.cost(report.price_for(g))
+    if cost:
+        out.append(
+            f"  cost {_money(cost['total_usd'])} total · {_money(cost['per_attempt_usd'])}"
+            f"/attempt · {_money(cost['per_passed_attempt_usd'])}/passed attempt"
+            f" (from {cost['source']})"
+        )
+    flaky = g.flaky_cases()
+    if flaky:
+        out += _wrap(f"flaky cases ({len(flaky)})", flaky)
+    weak = [f"{cid} {t.passed}/{t.scored}" for cid, t in g.cases.items() if t.passed < t.scored]
+    if weak:
+        out += _wrap(f"cases below 100% ({len(weak)})", weak)
+    return out
+
+
+def render_table(report: Report) -> str:
+    """The human report: fits 100 columns, no colours, no Textual."""
+    lines = _head(report)
+    if report.warnings:
+        lines.append(f"{len(report.warnings)} warning(s): {report.warnings[0]}"[:WIDTH])
+    if not report.groups:
+        lines.append("no attempts")
+    for g in report.groups:
+        lines.append("")
+        lines += _group_lines(g, report)
+    return "\n".join(lines) + "\n"
