@@ -10,11 +10,20 @@ $(BIN)/toolstand: pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(BIN)/toolstand
 
-.PHONY: demo test lint bench
+.PHONY: demo gate test lint
 demo: $(BIN)/toolstand
-	$(BIN)/toolstand check
+	$(BIN)/toolstand check --quiet
+	rm -f runs/demo.jsonl
 	$(BIN)/toolstand run --config config.example.json --output runs/demo.jsonl
 	$(BIN)/toolstand report runs/demo.jsonl
+
+# The CI gate of the README: run, publish JUnit and the error table, compare to the
+# stored baseline; exits 1 only on a regression the counts make significant.
+gate: $(BIN)/toolstand
+	rm -f runs/current.jsonl
+	$(BIN)/toolstand run --config config.example.json --output runs/current.jsonl
+	$(BIN)/toolstand report runs/current.jsonl --junit runs/junit.xml --errors-csv runs/errors.csv > /dev/null
+	$(BIN)/toolstand compare baselines/demo.report.json runs/current.jsonl > runs/compare.txt; status=$$?; tail -n 1 runs/compare.txt; exit $$status
 
 lint: $(BIN)/toolstand
 	$(BIN)/ruff check src tests bench
