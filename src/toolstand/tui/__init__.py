@@ -1,0 +1,1 @@
+"""The terminal UI (Textual). Nothing outside this package may import it."""

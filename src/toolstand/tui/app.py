@@ -1,0 +1,175 @@
+"""The Textual app: modes from the registry, shared state, quitting safely.
+
+``make_app`` is the one factory the CLI and the tests share; ``run_app`` is what
+``toolstand`` / ``toolstand tui`` call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import sys
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+from textual import events, on, work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Input, TextArea
+
+from toolstand.tui.commands import ToolstandCommands
+from toolstand.tui.project import Project, load_project
+from toolstand.tui.registry import SCREENS, factory
+from toolstand.tui.screens.modals import ConfirmModal
+from toolstand.tui.verdicts import LastVerdict, last_verdicts
+
+KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
+
+
+def _jump_bindings() -> list[BindingType]:
+    out: list[BindingType] = []
+    for e in SCREENS:
+        out.append(Binding(e.key, f"mode('{e.mode}')", e.title, show=False, id=f"app.{e.mode}"))
+        out.append(Binding(e.digit, f"mode('{e.mode}')", show=False, id=f"app.{e.mode}.digit"))
+    return out
+
+
+class ToolstandApp(App[int]):
+    """Cases, Run (and History, Report) over the same project files."""
+
+    TITLE = "toolstand"
+    CSS_PATH = "toolstand.tcss"
+    COMMANDS: ClassVar = App.COMMANDS | {ToolstandCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
+        *_jump_bindings(),
+    ]
+
+    class VerdictsLoaded(Message):
+        def __init__(self, verdicts: dict[str, LastVerdict]) -> None:
+            super().__init__()
+            self.verdicts = verdicts
+
+    def __init__(self, project: Project, *, blink: bool = True, start_mode: str = "cases") -> None:
+        super().__init__()
+        self.project = project
+        self.blink = blink
+        self.start_mode = start_mode
+        self.verdicts: dict[str, LastVerdict] = {}
+        self.selected_case_id: str | None = None
+        self.unsaved: str | None = None  # what the Cases screen would lose, if anything
+        self.run_on_show = False  # the Run screen starts the selected case when shown
+        for entry in SCREENS:
+            self.add_mode(entry.mode, factory(entry))
+
+    def on_mount(self) -> None:
+        self.switch_mode(self.start_mode)
+        self._load_verdicts()
+        self._warm_up()
+
+    @work(thread=True, exclusive=True, group="warm-up", exit_on_error=False)
+    def _warm_up(self) -> None:
+        # the first live run would otherwise import the adapters, the transport and the
+        # simulator inside the event loop and freeze the screen for a moment
+        for name in (
+            "toolstand.tui.screens.run",
+            "toolstand.tui.live",
+            "toolstand.sim",
+            "httpcore",  # httpx imports its connection machinery on the first request
+            "anyio._backends._asyncio",
+        ):
+            with contextlib.suppress(ImportError):
+                importlib.import_module(name)
+
+    @work(thread=True, exclusive=True, group="verdicts", exit_on_error=False)
+    def _load_verdicts(self) -> None:
+        verdicts, _ = last_verdicts(self.project.runs_dir)
+        self.post_message(self.VerdictsLoaded(verdicts))
+
+    @on(VerdictsLoaded)
+    def _verdicts_loaded(self, message: VerdictsLoaded) -> None:
+        # the live attempts of this session are newer than anything the scan found
+        self.verdicts = {**message.verdicts, **self.verdicts}
+        self._refresh_cases()
+
+    def record_verdict(self, case_id: str, verdict: LastVerdict) -> None:
+        """A live attempt just ended: its verdict is now the case's last known one."""
+        self.verdicts[case_id] = verdict
+        self._refresh_cases()
+
+    def _refresh_cases(self) -> None:
+        # only the current mode's stack: a hidden Cases screen refreshes when resumed
+        for screen in self.screen_stack:
+            refresh = getattr(screen, "show_verdicts", None)
+            if callable(refresh):
+                refresh()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # snapshot and Pilot tests need a cursor that does not blink
+        if not self.blink and isinstance(event.widget, Input | TextArea):
+            event.widget.cursor_blink = False
+
+    async def action_mode(self, mode: str) -> None:
+        await self.switch_mode(mode)
+
+    async def action_quit(self) -> None:
+        if not self.unsaved:
+            self.exit(0)
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                self.exit(0)
+
+        await self.push_screen(
+            ConfirmModal(f"Quit and lose {self.unsaved}?", yes="Quit, discard", no="Keep editing"),
+            answered,
+        )
+
+
+def load_keymap(path: str | None) -> dict[str, str]:
+    """{binding id: keys} from a JSON file, e.g. {"cases.save": "ctrl+w,f2"}."""
+    if not path:
+        return {}
+    try:
+        data: Any = orjson.loads(Path(path).read_bytes())
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read: {exc.strerror}") from None
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON: {exc}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise ValueError(f'{path}: give an object of binding id -> keys, e.g. {{"run.go": "f9"}}')
+    return {str(k): v for k, v in data.items()}
+
+
+def make_app(
+    config: str | None = None,
+    cases: str | None = None,
+    tools: str | None = None,
+    *,
+    root: Path | None = None,
+    blink: bool = True,
+    start_mode: str = "cases",
+    keymap: dict[str, str] | None = None,
+) -> ToolstandApp:
+    """The app over the project in ``root`` (the current directory by default)."""
+    project = load_project(root or Path.cwd(), config, cases, tools)
+    app = ToolstandApp(project, blink=blink, start_mode=start_mode)
+    if keymap:
+        app.set_keymap(keymap)
+    return app
+
+
+def run_app(config: str | None = None, cases: str | None = None, tools: str | None = None) -> int:
+    """Run the TUI; 2 when the project's files cannot be used (the problems on stderr)."""
+    try:
+        keymap = load_keymap(os.environ.get(KEYMAP_ENV))
+    except ValueError as exc:
+        print(f"error: {KEYMAP_ENV}={exc}", file=sys.stderr)
+        return 2
+    app = make_app(config, cases, tools, keymap=keymap)
+    result = app.run()
+    return result if isinstance(result, int) else 0

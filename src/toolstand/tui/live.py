@@ -1,0 +1,240 @@
+"""Live attempts for the Run screen, one step at a time, and pasted bodies (no Textual).
+
+The session runs in the app's own event loop: the embedded simulator (started by
+``runner.targets_for``) and the httpx client live in that loop for the whole session,
+so they are never shared across loops. Every finished attempt is appended to
+runs/live-<date>.jsonl in the runner's record format.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from toolstand.adapters import get_adapter
+from toolstand.adapters.base import ToolResult
+from toolstand.attempt import (
+    AttemptState,
+    Target,
+    first_turn,
+    mode_applies,
+    offered_tools,
+    policy_for,
+    record,
+    second_turn,
+    start,
+)
+from toolstand.cases import Case
+from toolstand.config import Config
+from toolstand.jsonl import JsonlWriter
+from toolstand.judge import judge
+from toolstand.runner import Inputs, header, targets_for
+from toolstand.transport import decode_body, make_client, sanitize_request
+from toolstand.tui.project import Project
+
+
+@dataclass
+class TurnView:
+    """One turn as the Run screen shows it: request, raw response, decision, verdict."""
+
+    label: str
+    request: dict[str, Any] | None
+    response: dict[str, Any] | None
+    decision: dict[str, Any] | None
+    judgement: dict[str, Any] | None
+    transport_error: dict[str, Any] | None = None
+    tries: list[dict[str, Any]] = field(default_factory=list)
+    latency_ms: float | None = None
+    tool_results: list[dict[str, Any]] | None = None
+    checks: dict[str, Any] | None = None  # turn 2: the followup checks it was judged by
+
+    @property
+    def retries(self) -> int:
+        return max(0, len(self.tries) - 1)
+
+
+def views_of(state: AttemptState, rec: dict[str, Any] | None = None) -> list[TurnView]:
+    """The turns of an attempt, from the same record that goes to disk."""
+    rec = rec if rec is not None else record(state)
+    turns = [
+        TurnView(
+            "turn 1",
+            rec["request"],
+            rec["response"],
+            rec["decision"],
+            state.judgement,  # first turn alone; the record merges the second's codes
+            rec["transport_error"],
+            rec["tries"],
+            rec["latency_ms"],
+        )
+    ]
+    st = rec.get("second_turn")
+    if st is not None:
+        turns.append(
+            TurnView(
+                "turn 2",
+                st["request"],
+                st["response"],
+                st["decision"],
+                st["judgement"],
+                st["transport_error"],
+                st["tries"],
+                st["elapsed_ms"],
+                st["tool_results"],
+                state.case.followup.model_dump(exclude_defaults=True, exclude={"tool_results"})
+                if state.case.followup is not None
+                else None,
+            )
+        )
+    return turns
+
+
+def live_path(runs_dir: Path, today: date | None = None) -> Path:
+    return runs_dir / f"live-{(today or date.today()).isoformat()}.jsonl"
+
+
+def inputs_of(project: Project) -> Inputs:
+    assert project.config is not None and project.config_path is not None
+    return Inputs(
+        project.config,
+        str(project.config_path),
+        project.contract,
+        project.contract_path,
+        project.casefile,
+        project.cases_path,
+        project.system,
+        project.prompt_version,
+        project.prompt_hash,
+    )
+
+
+class LiveSession:
+    """Targets, a client and the JSONL output for the live attempts of one app session."""
+
+    def __init__(self, project: Project, today: Callable[[], date] = date.today) -> None:
+        self.project = project
+        self.today = today
+        self.run_id = f"live-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._targets: list[Target] = []
+        self._client: httpx.AsyncClient | None = None
+        self._cases_sha: str | None = None
+        self._headed: set[Path] = set()
+        self._attempts: Counter[tuple[int, str, str]] = Counter()
+
+    @property
+    def config(self) -> Config:
+        assert self.project.config is not None
+        return self.project.config
+
+    async def _ensure(self) -> None:
+        # the simulator answers from the case file: restart it when the file was edited
+        if self._stack is not None and self._cases_sha == self.project.casefile.sha256:
+            return
+        await self.close()
+        stack = contextlib.AsyncExitStack()
+        self._targets = await stack.enter_async_context(targets_for(inputs_of(self.project)))
+        t = self.config.timeouts
+        # building a client loads the CA bundle (~0.1 s): do it off the loop; the client
+        # is bound to no loop until its first request, which happens in this one
+        self._client = await asyncio.to_thread(
+            make_client, connect_timeout=t.connect_s, read_timeout=t.read_s
+        )
+        stack.push_async_callback(self._client.aclose)
+        self._stack = stack
+        self._cases_sha = self.project.casefile.sha256
+
+    async def first(self, run_index: int, case: Case, mode: str) -> AttemptState:
+        """Start an attempt and send its first turn (cancellable while it waits)."""
+        if not mode_applies(case, mode):
+            raise ValueError(f"mode {mode} runs only cases that expect a call")
+        await self._ensure()
+        assert self._client is not None
+        key = (run_index, case.id, mode)
+        self._attempts[key] += 1
+        state = start(
+            self._targets[run_index],
+            case,
+            mode,
+            self._attempts[key],
+            self.run_id,
+            self.project.contract,
+            self.config,
+        )
+        await first_turn(
+            state, self.project.system, self.project.contract, self._client, policy_for(self.config)
+        )
+        return state
+
+    async def second(self, state: AttemptState, results: list[ToolResult]) -> AttemptState:
+        """Send the (possibly edited) tool results back and judge the followup."""
+        assert self._client is not None, "a second turn needs the session of its first"
+        await second_turn(state, results, self._client, policy_for(self.config))
+        return state
+
+    def append(self, state: AttemptState) -> tuple[Path, dict[str, Any]]:
+        """Append the attempt's record (after this session's run header) and return it."""
+        path = live_path(self.project.runs_dir, self.today())
+        rec = record(state)
+        with JsonlWriter(path) as writer:
+            if path not in self._headed:
+                # a header per session: each session is its own run_id
+                writer.write(header(inputs_of(self.project), self.run_id))
+                self._headed.add(path)
+            writer.write(rec)
+        return path, rec
+
+    async def close(self) -> None:
+        stack, self._stack = self._stack, None
+        self._client = None
+        if stack is not None:
+            await stack.aclose()
+
+
+def judge_pasted(
+    project: Project, run_index: int, case: Case, mode: str, status: int, text: str
+) -> TurnView:
+    """Rule on a pasted provider body exactly as on a live answer: classify, parse, judge."""
+    assert project.config is not None
+    spec = project.config.runs[run_index]
+    adapter = get_adapter(spec.api)
+    base_url = "http://simulator.invalid" if spec.simulated else spec.base_url
+    state = start(
+        Target(spec, adapter, base_url, None),
+        case,
+        mode,
+        1,
+        "pasted",
+        project.contract,
+        project.config,
+    )
+    built = adapter.build_request(
+        base_url=base_url,
+        model=spec.model,
+        system=project.system,
+        messages=case.conversation,
+        tools=state.offered,
+        settings=state.settings,
+    )
+    body, is_json = decode_body(text.encode("utf-8"))
+    response = {"status": status, "headers": {}, "body": body, "body_is_json": is_json}
+    view = TurnView("pasted", sanitize_request(built.http), response, None, None)
+    error = adapter.classify_error(status, {}, body)
+    if error is not None:
+        view.transport_error = {"code": error.code, "message": error.message, "status": status}
+        return view
+    decision = adapter.parse_decision(body)
+    offered, _ = offered_tools(project.contract, case, mode)
+    names = [t.name for t in offered] if offered is not None else []
+    view.decision = decision.to_dict()
+    view.judgement = judge(case, decision, project.contract, offered_tools=names, mode=mode)
+    return view

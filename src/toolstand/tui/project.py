@@ -1,0 +1,93 @@
+"""The files the TUI works on, found and loaded without Textual.
+
+The contract must load (the editor validates against it). The case file loads leniently:
+a broken line is listed with its problem instead of hiding the rest. A missing or broken
+config only disables live runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolstand.canonical import sha256_hex
+from toolstand.cases import CaseFile, load_cases
+from toolstand.config import Config, load_config
+from toolstand.contract import Contract, load_contract
+from toolstand.problems import LoadError, Problem
+
+DEFAULT_CONFIGS = ("config.json", "config.example.json")
+DEFAULT_TOOLS = "contracts/delivery_tools.json"
+DEFAULT_CASES = "cases/delivery.jsonl"
+
+
+@dataclass
+class Project:
+    root: Path
+    contract: Contract
+    contract_path: Path
+    casefile: CaseFile
+    cases_path: Path
+    config: Config | None = None
+    config_path: Path | None = None
+    config_problems: list[Problem] = field(default_factory=list)
+    system: str | None = None
+    prompt_version: str | None = None
+    prompt_hash: str | None = None
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.root / "runs"
+
+    def reload_cases(self) -> None:
+        """Re-read the case file from disk (after an edit refused as stale)."""
+        self.casefile = load_cases(self.cases_path, strict=False)
+
+
+def _under(root: Path, path: str | None) -> Path | None:
+    if path is None:
+        return None
+    p = Path(path)
+    return p if p.is_absolute() else root / p
+
+
+def find_config(root: Path, given: str | None) -> Path | None:
+    """The config named, else config.json, else config.example.json, else none."""
+    if given is not None:
+        return _under(root, given)
+    for name in DEFAULT_CONFIGS:
+        if (root / name).is_file():
+            return root / name
+    return None
+
+
+def load_project(
+    root: Path, config: str | None = None, cases: str | None = None, tools: str | None = None
+) -> Project:
+    """Load what the TUI needs; a LoadError names file:line when the contract is unusable."""
+    config_path = find_config(root, config)
+    cfg: Config | None = None
+    problems: list[Problem] = []
+    if config_path is not None:
+        try:
+            cfg = load_config(config_path)
+        except LoadError as exc:
+            problems = exc.problems
+    tools_path = _under(root, tools) or (cfg.resolve(cfg.tools) if cfg else root / DEFAULT_TOOLS)
+    cases_path = _under(root, cases) or (cfg.resolve(cfg.cases) if cfg else root / DEFAULT_CASES)
+    assert tools_path is not None and cases_path is not None
+    contract = load_contract(tools_path)
+    casefile = load_cases(cases_path, strict=False)  # raises only when unreadable
+    project = Project(root, contract, tools_path, casefile, cases_path, cfg, config_path, problems)
+    if cfg is not None and cfg.prompt_path is not None:
+        try:
+            raw = cfg.prompt_path.read_bytes()
+        except OSError as exc:
+            project.config_problems.append(
+                Problem(str(config_path), None, "$.system_prompt", f"cannot read: {exc.strerror}")
+            )
+        else:
+            project.system = raw.decode("utf-8")
+            project.prompt_version = cfg.prompt_path.stem
+            project.prompt_hash = sha256_hex(raw)
+    return project

@@ -1,0 +1,1 @@
+"""One screen per mode: cases, run (history and report come next)."""

@@ -1,0 +1,387 @@
+"""The Cases screen: the case list with filters beside the form editor.
+
+The screen owns the editing state (which line the form shows, its saved version, the
+draft) and routes messages; the checking is the core's, saving is casefile_edit's, and
+both file writes and re-reads happen in thread workers that post messages back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+import orjson
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Select, Static
+
+from toolstand.casefile_edit import EditRefused, EditResult, append_line, delete_line, replace_line
+from toolstand.cases import CATEGORIES, CaseFile, load_cases
+from toolstand.tui.caselist import BROKEN, rows
+from toolstand.tui.draft import Draft, FormValues, values_from_case
+from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
+from toolstand.tui.templates import TEMPLATES, duplicate, from_template
+from toolstand.tui.widgets.case_form import CaseForm
+from toolstand.tui.widgets.case_list import CaseTable
+from toolstand.tui.widgets.nav import NavBar
+
+if TYPE_CHECKING:
+    from toolstand.tui.app import ToolstandApp
+
+KIND_FILTER = [("tool_call", "tool_call"), ("text", "text"), ("refusal", "refusal"),
+               ("broken lines", BROKEN)]  # fmt: skip
+
+
+class CasesScreen(Screen[None]):
+    AUTO_FOCUS = "#case-table"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="cases.save"),
+        Binding("ctrl+n", "new", "New", id="cases.new"),
+        Binding("ctrl+t", "duplicate", "Duplicate", id="cases.duplicate"),
+        Binding("f8", "delete", "Delete", id="cases.delete"),
+        Binding("ctrl+r", "revert", "Revert", id="cases.revert"),
+        Binding("ctrl+g", "run_case", "Run it", id="cases.run"),
+        Binding("slash,ctrl+f", "search", "Search", id="cases.search"),
+        Binding("ctrl+l", "reload", "Reload file", show=False, id="cases.reload"),
+        Binding("escape", "focus_list", "Back to the list", show=False, id="cases.list"),
+    ]
+
+    class Written(Message):
+        """A save or delete reached the disk."""
+
+        def __init__(self, result: EditResult, data: dict[str, Any] | None) -> None:
+            super().__init__()
+            self.result, self.data = result, data
+
+    class Refused(Message):
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    class Reloaded(Message):
+        def __init__(self, casefile: CaseFile) -> None:
+            super().__init__()
+            self.casefile = casefile
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.line: int | None = None  # the case line the form shows; None: a new case
+        self.original: dict[str, Any] | None = None
+        self.draft: Draft | None = None
+        self._note = ""  # the outcome of the last action, shown until the next edit
+        self._next_note: str | None = None  # a note for the draft about to be loaded
+
+    @property
+    def tapp(self) -> ToolstandApp:
+        return cast("ToolstandApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield NavBar("cases", str(self.tapp.project.cases_path.name))
+        with Horizontal(id="cases-body"):
+            with Vertical(id="list-pane"):
+                yield Input(placeholder="search id or text", id="search", compact=True)
+                with Horizontal(id="filters"):
+                    yield Select(
+                        [(c, c) for c in CATEGORIES],
+                        prompt="any category",
+                        id="filter-category",
+                        compact=True,
+                    )
+                    yield Select(KIND_FILTER, prompt="any kind", id="filter-kind", compact=True)
+                yield CaseTable(id="case-table")
+            with Vertical(id="edit-pane"):
+                yield Static("", id="draft-status", markup=False)
+                yield CaseForm(self.tapp.project.contract, id="case-form")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_verdicts()
+        table = self.query_one(CaseTable)
+        if table.current_line is not None:
+            self._open_line(table.current_line)
+
+    def on_screen_resume(self) -> None:
+        # verdicts of live runs made on the Run screen arrived while this one was hidden
+        self.show_verdicts()
+
+    # --- the list ----------------------------------------------------------------------
+
+    def _filters(self) -> dict[str, Any]:
+        def chosen(selector: str) -> Any:
+            value = self.query_one(selector, Select).value
+            return None if value is Select.NULL else value
+
+        return {
+            "query": self.query_one("#search", Input).value,
+            "category": chosen("#filter-category"),
+            "kind": chosen("#filter-kind"),
+        }
+
+    def show_verdicts(self) -> None:
+        """Re-list the cases (after a filter change, a save, or new verdicts)."""
+        app = self.tapp
+        listed = rows(app.project.casefile, app.verdicts, **self._filters())
+        self.query_one(CaseTable).show(listed, keep_line=self.line)
+
+    @on(Input.Changed, "#search")
+    @on(Select.Changed, "#filter-category")
+    @on(Select.Changed, "#filter-kind")
+    def _filter(self, event: Message) -> None:
+        event.stop()
+        self.show_verdicts()
+
+    @on(Input.Submitted, "#search")
+    def _search_done(self) -> None:
+        self.query_one(CaseTable).focus()
+
+    @on(DataTable.RowHighlighted, "#case-table")
+    @on(DataTable.RowSelected, "#case-table")  # Enter on a row a filter left under the cursor
+    def _highlighted(self, event: DataTable.RowHighlighted | DataTable.RowSelected) -> None:
+        key = event.row_key.value
+        if key is None or int(key) == self.line:
+            return
+        self._leave_draft_then(partial(self._open_line, int(key)), back_to=self.line)
+
+    # --- the form ----------------------------------------------------------------------
+
+    @property
+    def dirty(self) -> bool:
+        return self.draft is not None and self.draft.changed
+
+    def _leave_draft_then(self, go: Callable[[], None], back_to: int | None = None) -> None:
+        """Run ``go`` now, or after the user agrees to drop the unsaved draft."""
+        if not self.dirty:
+            go()
+            return
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                go()
+            elif back_to is not None:
+                self.query_one(CaseTable).select_line(back_to)
+
+        self.app.push_screen(
+            ConfirmModal(f"Discard {self._draft_name()}?", yes="Discard", no="Keep editing"),
+            answered,
+        )
+
+    def _draft_name(self) -> str:
+        name = (self.draft.data or {}).get("id") if self.draft else None
+        where = "new case" if self.line is None else "changes to case"
+        return f"the unsaved {where} {name or ''}".rstrip()
+
+    def _open_line(self, number: int) -> None:
+        casefile = self.tapp.project.casefile
+        line = next((ln for ln in casefile.lines if ln.number == number), None)
+        if line is None:
+            return
+        try:
+            data = orjson.loads(line.text)
+        except orjson.JSONDecodeError:
+            data = None
+        if not isinstance(data, dict):
+            data = {}  # a broken line: start from blank, saving replaces it
+        problem = next((p.message for p in casefile.problems if p.line == number), "")
+        note = f"this line does not load ({problem}); saving replaces it" if problem else ""
+        self._edit(values_from_case(data), number, data if line.case else None, note)
+        if line.case is not None:
+            self.tapp.selected_case_id = line.case.id
+
+    def _edit(
+        self,
+        values: FormValues,
+        line: int | None,
+        original: dict[str, Any] | None,
+        note: str = "",
+    ) -> None:
+        self.line, self.original = line, original
+        self._next_note = note
+        self.query_one(CaseForm).load(values, self.tapp.project.casefile, line, original)
+
+    @on(CaseForm.DraftChanged)
+    def _draft_changed(self, event: CaseForm.DraftChanged) -> None:
+        if self._next_note is not None:
+            self._note, self._next_note = self._next_note, None
+        elif self.draft is None or event.draft.data != self.draft.data:
+            self._note = ""  # an edit makes the last "saved"/"not saved" note stale
+        self.draft = event.draft
+        self.tapp.unsaved = self._draft_name() if self.dirty else None
+        self._status(self._note)
+
+    def _status(self, note: str = "") -> None:
+        self._note = note
+        d = self.draft
+        where = f"line {self.line}" if self.line is not None else "new case"
+        if d is None:
+            text = where
+        elif not d.valid:
+            text = f"{where} · cannot save: {d.reason}"
+        elif d.changed:
+            text = f"{where} · modified (ctrl+s saves)"
+        else:
+            text = f"{where} · saved"
+        if d is not None and d.warnings and d.valid:
+            text += f" · warning: {d.warnings[0]}"
+        status = self.query_one("#draft-status", Static)
+        shown = f"{text}\n{note}" if note else text
+        if str(status.content) != shown:
+            status.update(shown)
+        status.set_class(d is not None and not d.valid, "-invalid")
+
+    # --- actions -----------------------------------------------------------------------
+
+    def action_focus_list(self) -> None:
+        self.query_one(CaseTable).focus()
+
+    def action_search(self) -> None:
+        self.query_one("#search", Input).focus()
+
+    def action_new(self) -> None:
+        def chosen(name: str | None) -> None:
+            if name is not None:
+                self._leave_draft_then(partial(self._start, name))
+
+        self.app.push_screen(TemplateModal(), chosen)
+
+    def _start(self, template: str) -> None:
+        taken = set(self.tapp.project.casefile.by_id())
+        data = from_template(template, self.tapp.project.contract, taken)
+        self._edit(values_from_case(data), None, None, f"new case from the {template} template")
+        self.query_one("#f-user").focus()
+
+    def action_duplicate(self) -> None:
+        source = (self.draft.data if self.draft else None) or self.original
+        if not source:
+            return
+        copied = duplicate(source, set(self.tapp.project.casefile.by_id()))
+        self._leave_draft_then(partial(self._edit, values_from_case(copied), None, None))
+
+    def action_revert(self) -> None:
+        line = self.line if self.line is not None else self.query_one(CaseTable).current_line
+        if line is not None:
+            self._open_line(line)
+            self._next_note = self._next_note or "reverted to the saved version"
+
+    def action_save(self) -> None:
+        d = self.draft
+        if d is None or not d.valid or d.text is None:
+            reason = d.reason if d else "nothing to save"
+            self._status(f"not saved: {reason}")
+            self.notify(f"Not saved: {reason}", severity="error", markup=False)
+            return
+        if not d.changed and self.line is not None:
+            self._status("nothing changed")
+            return
+        project = self.tapp.project
+        self._write(
+            partial(replace_line, project.cases_path, self.line, d.text)
+            if self.line is not None
+            else partial(append_line, project.cases_path, d.text),
+            project.casefile.sha256,
+            d.data,
+        )
+
+    def action_delete(self) -> None:
+        if self.line is None:
+            self.action_revert()
+            return
+        line, name = self.line, (self.original or {}).get("id", f"line {self.line}")
+        path = self.tapp.project.cases_path
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._write(
+                    partial(delete_line, path, line), self.tapp.project.casefile.sha256, None
+                )
+
+        self.app.push_screen(
+            ConfirmModal(f"Delete case {name} (line {line}) from {path.name}?", yes="Delete"),
+            answered,
+        )
+
+    @work(thread=True, exclusive=True, group="casefile", exit_on_error=False)
+    def _write(
+        self, edit: Callable[[str], EditResult], sha: str, data: dict[str, Any] | None
+    ) -> None:
+        try:
+            self.post_message(self.Written(edit(sha), data))
+        except EditRefused as exc:
+            self.post_message(self.Refused(exc.reason))
+
+    @on(Written)
+    def _written(self, event: Written) -> None:
+        project = self.tapp.project
+        project.casefile = event.result.casefile(project.cases_path)
+        if event.data is None:  # deleted: the cursor moves to a neighbour
+            self.line, self.original, self.draft = None, None, None
+            self.tapp.unsaved = None
+            self.show_verdicts()
+            current = self.query_one(CaseTable).current_line
+            if current is not None:
+                self._open_line(current)
+            self.notify("Deleted.", markup=False)
+            return
+        self.line, self.original = event.result.line, event.data
+        self.show_verdicts()
+        self.query_one(CaseForm).rebase(project.casefile, self.line, self.original)
+        self._status(f"saved to {project.cases_path.name}:{self.line}")
+        self.notify(f"Saved {event.data.get('id')}.", markup=False)
+
+    @on(Refused)
+    def _refused(self, event: Refused) -> None:
+        self._status(f"not saved: {event.reason}")
+        self.notify(f"Not saved: {event.reason}", severity="error", markup=False)
+
+    def action_reload(self) -> None:
+        self._reload()
+
+    @work(thread=True, exclusive=True, group="casefile", exit_on_error=False)
+    def _reload(self) -> None:
+        try:
+            casefile = load_cases(self.tapp.project.cases_path, strict=False)
+        except Exception as exc:  # LoadError: the file is gone or unreadable
+            self.post_message(self.Refused(str(exc)))
+            return
+        self.post_message(self.Reloaded(casefile))
+
+    @on(Reloaded)
+    def _reloaded(self, event: Reloaded) -> None:
+        """Take the file as it is on disk now; the draft stays, re-aimed at its case."""
+        self.tapp.project.casefile = event.casefile
+        if self.original is not None:
+            wanted = self.original.get("id")
+            found = [
+                ln.number
+                for ln in event.casefile.lines
+                if ln.case is not None and ln.case.id == wanted
+            ]
+            self.line = found[0] if found else None
+            if self.line is None:
+                self.original = None
+        self.query_one(CaseForm).rebase(event.casefile, self.line, self.original)
+        self.show_verdicts()
+        self._status("reloaded from disk")
+
+    def action_run_case(self) -> None:
+        if self.original is not None:
+            self.tapp.selected_case_id = str(self.original.get("id"))
+            self.tapp.run_on_show = True
+            self.app.switch_mode("run")
+
+    def palette_commands(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+        for name in TEMPLATES:
+            yield (
+                f"New case: {name}",
+                "start a new case from the template",
+                partial(self._leave_draft_then, partial(self._start, name)),
+            )
+        yield ("Reload the case file", "re-read it from disk, keeping the draft", self._reload)
+
+    def open_new(self, data: dict[str, Any]) -> None:
+        """Open ``data`` in the form as a new, unsaved case (History's "promote")."""
+        self._leave_draft_then(partial(self._edit, values_from_case(data), None, None))

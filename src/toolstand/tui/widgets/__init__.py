@@ -1,0 +1,1 @@
+"""Widgets that each show one thing."""

@@ -1,0 +1,170 @@
+"""One turn side by side: the sanitized request, the raw response, the normalized
+decision and the verdict with its codes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static, TextArea
+
+from toolstand.tui.live import TurnView
+
+
+def pretty(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:  # integers beyond 64 bits: show them as text
+        return repr(value)
+
+
+def _body_area(id: str) -> TextArea:
+    return TextArea(
+        id=id,
+        read_only=True,
+        language="json",
+        soft_wrap=True,
+        show_line_numbers=False,
+        highlight_cursor_line=False,
+    )
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = value if isinstance(value, str) else orjson.dumps(value).decode()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _error_line(err: dict[str, Any]) -> str:
+    """code[.subcode] path (call i): the message, else expected and actual."""
+    code = str(err.get("code", "?"))
+    if err.get("subcode"):
+        code += f".{err['subcode']}"
+    where = f" {err['path']}" if err.get("path") else ""
+    call = f" (call {err['call_index']})" if err.get("call_index") is not None else ""
+    if err.get("message"):
+        detail = str(err["message"])
+    else:
+        bits = [f"{k} {_short(err[k])}" for k in ("expected", "actual") if k in err]
+        detail = " · ".join(bits)
+    return f"  {code}{where}{call}" + (f": {detail}" if detail else "")
+
+
+def verdict_text(view: TurnView) -> Text:
+    """The verdict, its codes, the followup checks and any transport failure, plainly."""
+    out = Text()
+    if view.tool_results:
+        out.append("tool results sent:\n", style="bold")
+        for r in view.tool_results:
+            result = r.get("result") or {}
+            state = (
+                "ok"
+                if result.get("ok") is not False
+                else (result.get("error") or {}).get("code", "error")
+            )
+            out.append(f"  {r.get('name')} → {state}\n")
+    if view.transport_error is not None:
+        te = view.transport_error
+        out.append("TRANSPORT ERROR", style="bold yellow")
+        out.append(f"  {te.get('code')}\n")
+        out.append(f"{te.get('message') or ''}\n")
+        if te.get("status") is not None:
+            out.append(f"HTTP {te['status']}\n")
+        out.append(f"retries made: {view.retries}\n", style="bold")
+        for i, t in enumerate(view.tries, start=1):
+            waited = f" waited {t['waited_s']:.2f} s" if t.get("waited_s") else ""
+            out.append(
+                f"  try {i}: {t.get('status') or '-'} {t.get('error_code') or 'ok'}"
+                f" {t.get('elapsed_ms', 0):.0f} ms{waited}\n"
+            )
+        out.append("not a verdict: left out of every quality metric", style="dim")
+        return out
+    j = view.judgement
+    if j is None:
+        out.append("no verdict yet", style="dim")
+        return out
+    verdict = str(j.get("verdict", "?"))
+    out.append(verdict.upper(), style="bold green" if verdict == "pass" else "bold red")
+    errors = j.get("errors") or []
+    if errors:
+        codes = sorted({e.get("code", "?") for e in errors})
+        out.append("  " + ", ".join(codes) + "\n")
+        for e in errors:
+            out.append(_error_line(e) + "\n")
+    else:
+        out.append("\n")
+    if view.checks:
+        out.append("followup checks:\n", style="bold")
+        for name, value in view.checks.items():
+            out.append(f"  {name}: {_short(value, 60)}\n")
+    for c in j.get("calls") or []:
+        out.append(f"call {c.get('index')}: {c.get('name')} · {c.get('repair')}")
+        if c.get("unsafe"):
+            out.append(" · unsafe", style="bold red")
+        out.append("\n")
+    if j.get("flags"):
+        out.append(f"flags: {', '.join(j['flags'])}\n", style="dim")
+    if view.retries:
+        out.append(f"retries made: {view.retries}\n", style="dim")
+    return out
+
+
+class ExchangeView(Widget):
+    """Four panes over one TurnView; empty until something ran."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="pane", id="pane-request"):
+            yield _body_area("request-body")
+        with Vertical(classes="pane", id="pane-response"):
+            yield _body_area("response-body")
+        with Vertical(classes="pane", id="pane-decision"):
+            yield _body_area("decision-body")
+        with VerticalScroll(classes="pane", id="pane-verdict"):
+            yield Static("", id="verdict-text", markup=False)
+
+    def on_mount(self) -> None:
+        self.show(None)
+
+    def _pane(self, name: str, title: str) -> None:
+        self.query_one(f"#pane-{name}").border_title = title
+
+    def show(self, view: TurnView | None) -> None:
+        q = self.query_one
+        if view is None:
+            for name in ("request", "response", "decision"):
+                self._pane(name, name)
+                q(f"#{name}-body", TextArea).load_text("")
+            self._pane("verdict", "verdict")
+            q("#verdict-text", Static).update(
+                Text("Run a case (ctrl+g) or paste a body (ctrl+o).", style="dim")
+            )
+            return
+        req = view.request or {}
+        self._pane("request", f"request · {req.get('method', '')} {req.get('url', '')}".strip())
+        q("#request-body", TextArea).load_text(pretty(req.get("body")) if req else "")
+        resp = view.response
+        raw = q("#response-body", TextArea)
+        if resp is None:
+            self._pane("response", "raw response · none")
+            raw.load_text("")
+        else:
+            latency = f" · {view.latency_ms:.0f} ms" if view.latency_ms is not None else ""
+            tries = f" · {len(view.tries)} tries" if len(view.tries) > 1 else ""
+            self._pane("response", f"raw response · HTTP {resp.get('status')}{latency}{tries}")
+            body = resp.get("body")
+            # a body that is not JSON (an HTML 502 page) is shown as the text it was
+            raw.language = "json" if resp.get("body_is_json") else None
+            raw.load_text(pretty(body) if resp.get("body_is_json") else str(body or ""))
+        decision = view.decision
+        self._pane(
+            "decision", f"decision · {decision.get('kind')}" if decision else "decision · none"
+        )
+        q("#decision-body", TextArea).load_text(pretty(decision) if decision else "")
+        verdict = (
+            "transport error" if view.transport_error else (view.judgement or {}).get("verdict", "")
+        )
+        self._pane("verdict", f"verdict · {verdict} · {view.label}")
+        q("#verdict-text", Static).update(verdict_text(view))

@@ -1,0 +1,41 @@
+"""The core never imports Textual: the CLI runner path stays fast and headless."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+CHECK = (
+    "import toolstand.cli, toolstand.runner, toolstand.attempt, toolstand.judge, "
+    "toolstand.casefile_edit; import sys; "
+    "print(any(m.startswith('textual') for m in sys.modules))"
+)
+
+
+def test_core_imports_no_textual() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", CHECK], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == "False"
+
+
+def test_the_check_can_fail() -> None:
+    # the same probe sees Textual once the TUI is imported, so the test above means something
+    probe = CHECK.replace("toolstand.casefile_edit;", "toolstand.casefile_edit, toolstand.tui.app;")
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == "True"
+
+
+def test_the_tuis_own_model_modules_import_no_textual() -> None:
+    # what the screens show is computed without Textual, so it can be tested without it
+    probe = (
+        "import toolstand.tui.draft, toolstand.tui.templates, toolstand.tui.caselist, "
+        "toolstand.tui.verdicts, toolstand.tui.live, toolstand.tui.project; import sys; "
+        "print(any(m.startswith('textual') for m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == "False"

@@ -1,0 +1,187 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+from textual import events
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, Static, TextArea
+
+from toolstand.cases import load_cases
+from toolstand.tui.app import ToolstandApp
+from toolstand.tui.screens.cases import CasesScreen
+from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
+from toolstand.tui.widgets.case_form import CaseForm
+from toolstand.tui.widgets.case_list import CaseTable
+
+from .conftest import SIZE, type_into, wait_for
+
+AppFor = Callable[..., ToolstandApp]
+
+
+def text_of(app: ToolstandApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+async def choose_template(pilot: Pilot[Any], app: ToolstandApp, name: str) -> None:
+    await pilot.press("ctrl+n")
+    await wait_for(pilot, lambda: isinstance(app.screen, TemplateModal))
+    options = app.screen.query_one(OptionList)
+    options.highlighted = next(
+        i for i in range(options.option_count) if options.get_option_at_index(i).id == name
+    )
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, CasesScreen))
+
+
+async def test_new_boundary_case_is_checked_as_typed_then_saved(
+    app_for: AppFor, project: Path
+) -> None:
+    cases = project / "cases" / "delivery.jsonl"
+    before = cases.read_bytes()
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_template(pilot, app, "boundary")
+        form = app.screen.query_one(CaseForm)
+        assert form.values().id == "boundary_new"
+        assert form.values().tool == "quote_delivery"
+
+        args = app.screen.query_one("#f-arguments", TextArea)
+        await type_into(pilot, args, '{"origin":"K","destination":"S","weight_kg":0,"service":"x"}')
+        error = text_of(app, "#err-arguments")
+        assert "invalid_arguments.range at $.weight_kg" in error
+        assert "invalid_arguments.enum at $.service" in error
+        assert app.screen.query_one("#err-arguments").display
+
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "not saved: arguments: invalid_arguments" in text_of(app, "#draft-status")
+        assert cases.read_bytes() == before  # an invalid draft is never written
+        assert form.values().arguments.endswith('"service":"x"}')  # and it is kept
+
+        args.clear()  # the fix arrives as a terminal paste (to the app, which forwards it)
+        app.post_message(
+            events.Paste('{"origin":"K","destination":"S","weight_kg":1000,"service":"standard"}')
+        )
+        await wait_for(pilot, lambda: "standard" in args.text)
+        assert text_of(app, "#err-arguments") == ""
+        assert not app.screen.query_one("#err-arguments").display
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: cases.read_bytes() != before)
+        await wait_for(pilot, lambda: "saved to delivery.jsonl" in text_of(app, "#draft-status"))
+        assert app.unsaved is None
+
+    after = cases.read_bytes()
+    assert after.startswith(before)  # every old line byte-identical
+    added = after[len(before) :]
+    assert added.count(b"\n") == 1 and added.endswith(b"\n")
+    new = orjson.loads(added)
+    assert new["id"] == "boundary_new"
+    assert new["category"] == "boundary"
+    assert new["expect"]["arguments"] == {
+        "origin": "K",
+        "destination": "S",
+        "weight_kg": 1000,
+        "service": "standard",
+    }
+    reloaded = load_cases(cases)  # strict: the whole file still loads
+    assert reloaded.by_id()["boundary_new"].expect.tool == "quote_delivery"
+
+
+async def test_editing_one_case_leaves_the_other_lines_alone(
+    app_for: AppFor, project: Path
+) -> None:
+    cases = project / "cases" / "delivery.jsonl"
+    before = cases.read_bytes().split(b"\n")
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(CaseTable)
+        table.focus()
+        await pilot.press("down", "down")  # line 3: quote_complete
+        await wait_for(pilot, lambda: app.screen.query_one(CaseForm).own_line == 3)
+        note = app.screen.query_one("#f-note", Input)
+        note.focus()
+        await pilot.press(*"weight written with a comma")
+        assert "modified" in text_of(app, "#draft-status")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "saved to" in text_of(app, "#draft-status"))
+    after = cases.read_bytes().split(b"\n")
+    assert len(after) == len(before)
+    assert [ln for i, ln in enumerate(after) if i != 2] == [
+        ln for i, ln in enumerate(before) if i != 2
+    ]
+    edited = orjson.loads(after[2])
+    assert list(edited) == ["id", "user", "expect", "note"]  # the line's own key order
+    assert edited["note"] == "weight written with a comma"
+
+
+async def test_quitting_with_unsaved_changes_asks(app_for: AppFor) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.query_one("#f-note", Input).focus()
+        await pilot.press("x")
+        assert app.unsaved is not None
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("escape")  # keep editing
+        await wait_for(pilot, lambda: isinstance(app.screen, CasesScreen))
+        assert app.is_running
+        assert app.screen.query_one("#f-note", Input).value == "x"
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.is_running)
+    assert app.return_value == 0
+
+
+async def test_quitting_without_changes_does_not_ask(app_for: AppFor) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: not app.is_running)
+
+
+async def test_delete_asks_first(app_for: AppFor, project: Path) -> None:
+    cases = project / "cases" / "delivery.jsonl"
+    before = cases.read_bytes().split(b"\n")
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f8")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, CasesScreen))
+        assert cases.read_bytes().split(b"\n") == before
+        await pilot.press("f8")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: cases.read_bytes().split(b"\n") == before[1:])
+        # the list moved on to the next case
+        await wait_for(pilot, lambda: app.screen.query_one(CaseForm).values().id == "missing_id")
+
+
+async def test_search_and_filters_narrow_the_list(app_for: AppFor) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(CaseTable)
+        total = table.row_count
+        await pilot.press("/")
+        await pilot.press(*"cancel")
+        assert 0 < table.row_count < total
+        ids = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert "cancel_explicit" in ids and "direct_lookup" not in ids
+
+
+async def test_a_stale_file_is_refused_and_the_draft_kept(app_for: AppFor, project: Path) -> None:
+    cases = project / "cases" / "delivery.jsonl"
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.query_one("#f-note", Input).focus()
+        await pilot.press(*"mine")
+        changed = cases.read_bytes() + b'{"id":"theirs","user":"x","expect":{"kind":"text"}}\n'
+        cases.write_bytes(changed)
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "changed on disk" in text_of(app, "#draft-status"))
+        assert cases.read_bytes() == changed
+        assert app.screen.query_one("#f-note", Input).value == "mine"
