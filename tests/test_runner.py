@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import signal
 import subprocess
@@ -272,3 +273,21 @@ def test_sigkill_then_resume_holds_exactly_the_matrix(tmp_path: Path) -> None:
     keys = [(a["model"], a["case_id"], a["mode"], a["attempt"]) for a in attempts]
     assert len(keys) == len(set(keys)) == 2 * 32 * 2
     assert len({r["run_id"] for r in recs}) == 1
+
+
+def test_requests_per_minute_spaces_request_starts() -> None:
+    from toolstand.runner import RateLimiter
+
+    async def starts() -> list[float]:
+        limiter = RateLimiter(600)  # one start every 0.1 s
+        out = []
+        for _ in range(4):
+            await limiter.wait()
+            out.append(time.monotonic())
+        return out
+
+    stamps = asyncio.run(starts())
+    gaps = [b - a for a, b in itertools.pairwise(stamps)]
+    # never sooner than the limit allows (an upper bound would be a timing test)
+    assert all(g >= 0.099 for g in gaps), gaps
+    assert RateLimiter(None).interval == 0.0
