@@ -205,14 +205,23 @@ _UNION_TAGS = {"bool", "list[str]", "str", "int", "float", "dict[str,any]"}
 
 def parse_cases(data: bytes, file: str = "<cases>", *, strict: bool = True) -> CaseFile:
     """Parse a whole case file. With ``strict`` any problem raises LoadError."""
-    text = data.decode("utf-8")
     lines: list[CaseLine] = []
     problems: list[Problem] = []
     version: str | None = None
     seen: dict[str, int] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
-        if number > 1 and line == "" and number == text.count("\n") + 1:
+    raw_lines = data.split(b"\n")
+    for number, raw in enumerate(raw_lines, start=1):
+        if number > 1 and raw == b"" and number == len(raw_lines):
             break  # the empty string after the final newline
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            # one bad line must not hide the others: it is a problem of its own line
+            lines.append(CaseLine(number, raw.decode("utf-8", errors="replace")))
+            problems.append(
+                Problem(file, number, "$", f"not UTF-8 text: byte {exc.start + 1} is {exc.reason}")
+            )
+            continue
         entry = CaseLine(number, line)
         lines.append(entry)
         if not line.strip():

@@ -12,6 +12,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from toolstand.contract import utf8_text
 from toolstand.jsonpos import line_index, line_of
 from toolstand.problems import LoadError, Problem, json_path
 
@@ -74,6 +75,21 @@ class SimSettings(BaseModel):
     seed: int = 0
     latency_s: float = Field(default=0.0, ge=0)
     retry_after_s: float = Field(default=0.0, ge=0)
+    # how long a simulated timeout holds the connection (the client gives up first)
+    timeout_hold_s: float = Field(default=900.0, gt=0)
+    # sim-flaky's faults and their rates, replacing personas.FLAKY_FAULT_RATES; e.g.
+    # {"rate_limited": 1.0} forces a 429 storm
+    fault_rates: dict[str, float] | None = None
+
+    @field_validator("fault_rates")
+    @classmethod
+    def _known_faults(cls, v: dict[str, float] | None) -> dict[str, float] | None:
+        if v is not None:
+            # imported here: only configs that name faults pay for the simulator's import
+            from toolstand.sim.personas import check_fault_rates
+
+            check_fault_rates(v)
+        return v
 
 
 class Config(BaseModel):
@@ -124,7 +140,7 @@ def _message(err: Any) -> str:
 
 
 def parse_config(text: str | bytes, file: str = "<config>", folder: Path | None = None) -> Config:
-    raw = text.decode() if isinstance(text, bytes) else text
+    raw = utf8_text(text, file)
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:

@@ -92,9 +92,22 @@ def _x_normalize_problems(schema: Any, parts: tuple[str | int, ...]) -> list[tup
     return out
 
 
+def utf8_text(data: str | bytes, file: str) -> str:
+    """The file's text; bytes that are not UTF-8 are a LoadError naming their line."""
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise LoadError(
+            [Problem(file, line, "$", f"not UTF-8 text: byte {exc.start + 1} is {exc.reason}")]
+        ) from None
+
+
 def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
     """Parse and meta-validate a contract; every problem names file:line and JSON path."""
-    raw_text = text.decode() if isinstance(text, bytes) else text
+    raw_text = utf8_text(text, file)
     try:
         data = orjson.loads(raw_text)
     except orjson.JSONDecodeError as exc:

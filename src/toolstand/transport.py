@@ -21,10 +21,12 @@ in case a server echoes it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
+import ssl
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -83,7 +85,15 @@ class Try:
     message: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # by hand: dataclasses.asdict deep-copies, and this runs for every try
+        return {
+            "status": self.status,
+            "error_code": self.error_code,
+            "elapsed_ms": self.elapsed_ms,
+            "retry_after_s": self.retry_after_s,
+            "waited_s": self.waited_s,
+            "message": self.message,
+        }
 
 
 @dataclass
@@ -118,15 +128,27 @@ class Exchange:
         return {"code": self.error.code, "message": self.error.message, "status": self.status}
 
 
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """httpx's default verifying context, built once per process: loading the CA bundle
+    takes 30-70 ms, and the runner makes one client per few requests in flight."""
+    return httpx.create_ssl_context()
+
+
 def make_client(
     *,
     connect_timeout: float = 10.0,
     read_timeout: float = 60.0,
     max_connections: int = 16,
     transport: httpx.AsyncBaseTransport | None = None,
+    loopback_only: bool = False,
 ) -> httpx.AsyncClient:
     """An AsyncClient with a small pool: httpx's pool slows down with many waiters, so
-    the runner should spread load over several clients rather than enlarge one."""
+    the runner should spread load over several clients rather than enlarge one.
+
+    ``loopback_only``: every request goes to the embedded simulator in plain HTTP on
+    127.0.0.1, so no proxy from the environment applies (it could not reach our
+    loopback) and no TLS context is needed (no CA bundle to load at startup)."""
     # no pool timeout: waiting for a free connection is the runner's concurrency, not
     # the provider's slowness, and must not be recorded as a provider timeout
     timeout = httpx.Timeout(
@@ -135,7 +157,13 @@ def make_client(
     limits = httpx.Limits(
         max_connections=max_connections, max_keepalive_connections=max_connections
     )
-    return httpx.AsyncClient(timeout=timeout, limits=limits, transport=transport)
+    if loopback_only:
+        return httpx.AsyncClient(
+            timeout=timeout, limits=limits, transport=transport, trust_env=False, verify=False
+        )
+    return httpx.AsyncClient(
+        timeout=timeout, limits=limits, transport=transport, verify=tls_context()
+    )
 
 
 def useful_headers(headers: Mapping[str, str]) -> dict[str, str]:
@@ -235,6 +263,9 @@ async def exchange(
             all_headers = {k.lower(): v for k, v in response.headers.items()}
             kept = useful_headers(all_headers)
             body, is_json = decode_body(response.content)
+            # scrubbed before anything derives a message from it: a message keeps only
+            # the start of a page, and could cut an echoed key in half
+            body = scrub(body, secrets)
             error = _classify(adapter, status, all_headers, body)
         latency_ms = (clock() - began) * 1000.0
         if error is not None and secrets:
@@ -257,7 +288,7 @@ async def exchange(
     return Exchange(
         status=status,
         headers=scrub(kept, secrets),
-        body=scrub(body, secrets),
+        body=body,
         body_is_json=is_json,
         tries=tries,
         error=error,

@@ -16,6 +16,7 @@ There is no parallel-call switch: a requested ``parallel_tool_calls`` is not sen
 from __future__ import annotations
 
 import copy
+import math
 import re
 from typing import Any
 
@@ -140,7 +141,10 @@ class GeminiAdapter:
             return not_the_api(status, body, "a GenerateContentResponse")
         err = body.get("error") if isinstance(body, dict) else None
         err = err if isinstance(err, dict) else {}
-        details = [d for d in err.get("details") or [] if isinstance(d, dict)]
+        raw_details = err.get("details")
+        details = (
+            [d for d in raw_details if isinstance(d, dict)] if isinstance(raw_details, list) else []
+        )
         # a bad key is a 400 here, not a 401 (providers.md D5)
         if any(d.get("reason") == "API_KEY_INVALID" for d in details):
             code = "auth_error"
@@ -209,15 +213,17 @@ def _retry_delay(details: list[dict[str, Any]]) -> float | None:
     for detail in details:
         if str(detail.get("@type", "")).endswith("google.rpc.RetryInfo"):
             match = _DURATION.match(str(detail.get("retryDelay", "")))
-            if match:
-                return float(match.group(1))
+            seconds = float(match.group(1)) if match else math.inf
+            if math.isfinite(seconds):  # 400 digits parse to inf: no usable hint
+                return seconds
     return None
 
 
 def _per_day_quota(details: list[dict[str, Any]]) -> bool:
     """A per-day quota will not clear within any retry budget (D5)."""
     for detail in details:
-        for violation in detail.get("violations") or []:
+        violations = detail.get("violations")
+        for violation in violations if isinstance(violations, list) else []:
             if isinstance(violation, dict) and "PerDay" in str(violation.get("quotaId", "")):
                 return True
     return False

@@ -198,7 +198,8 @@ def _parse(body: Any) -> ModelDecision:
             if "reasoning" not in flags:
                 flags.append("reasoning")
         elif kind == "message":
-            for part in item.get("content") or []:
+            content = item.get("content")
+            for part in content if isinstance(content, list) else []:
                 if not isinstance(part, dict):
                     continue
                 if part.get("type") == "output_text" and isinstance(part.get("text"), str):

@@ -17,6 +17,8 @@ import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import orjson
+
 from toolstand.adapters.base import SchemaNote
 from toolstand.canonical import canonical_equal
 from toolstand.contract import ToolSpec
@@ -74,6 +76,16 @@ Parts = tuple[str | int, ...]
 Rewrite = Callable[[dict[str, Any], Parts], dict[str, Any]]
 
 
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON data. Every request copies each tool schema: an orjson round
+    trip does it ~10x faster than ``copy.deepcopy``, which remains for what JSON cannot
+    carry (integers beyond 64 bits, non-string keys)."""
+    try:
+        return orjson.loads(orjson.dumps(value))
+    except TypeError:
+        return copy.deepcopy(value)
+
+
 def _map_schema(node: Any, parts: Parts, fn: Rewrite) -> Any:
     """Apply ``fn`` to every subschema, parent first, then walk what ``fn`` kept."""
     if not isinstance(node, dict):
@@ -104,7 +116,7 @@ def strip_private(tool: str, parameters: dict[str, Any]) -> tuple[dict[str, Any]
                 out[key] = value
         return out
 
-    return _map_schema(copy.deepcopy(parameters), (), drop_private), notes
+    return _map_schema(json_copy(parameters), (), drop_private), notes
 
 
 def to_gemini_parameters(
@@ -145,7 +157,7 @@ def to_gemini_parameters(
                 note(parts, "dropped", key, "not a field of Gemini's Schema (would be a 400)")
         return out
 
-    return _map_schema(copy.deepcopy(parameters), (), fit), notes
+    return _map_schema(json_copy(parameters), (), fit), notes
 
 
 def check_sent_schema(canonical: Any, sent: Any, tool: str) -> list[SchemaNote]:

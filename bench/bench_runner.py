@@ -1,0 +1,347 @@
+"""Runner benchmark: toolstand's own overhead per attempt, concurrency held against a
+slow provider, and the startup of `toolstand run`. Not a test: it prints numbers and
+ratios measured in one run (see bench/README.md).
+
+    .venv/bin/python bench/bench_runner.py            # all three parts
+    .venv/bin/python bench/bench_runner.py --profile  # plus a cProfile of the runner
+
+The provider is the embedded simulator served from a separate process (so its CPU
+is not charged to the runner), speaking the OpenAI Chat Completions API.
+
+(a) overhead: the same requests, in the same order, are sent twice — once by
+    ``runner.run`` (build, send, parse, judge, second turn, record, JSONL append) and
+    once by a bare httpx loop replaying the request bodies from the JSONL the run wrote
+    (post, read, ``orjson.loads``). Overhead per attempt = (runner − bare) / attempts.
+(b) concurrency: a simulator answering after 200 ms; parallelism 1, 8 and 64; the
+    most requests the server saw in flight at once and the requests/s achieved.
+(c) startup: ``python -m toolstand run`` on a one-attempt config, start to exit, and
+    whether any ``textual`` module was imported on that path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from toolstand.config import parse_config  # noqa: E402
+from toolstand.runner import Inputs, load_inputs, run  # noqa: E402
+
+KEY_ENV = "TOOLSTAND_BENCH_KEY"
+os.environ.setdefault(KEY_ENV, "sk-bench")
+
+
+# ---- the provider, in its own process --------------------------------------------
+
+
+SERVE = """
+import asyncio, sys, orjson
+from toolstand.cases import load_cases
+from toolstand.contract import load_contract
+from toolstand.sim import SimServer
+
+async def main():
+    server = SimServer(load_cases(sys.argv[1]).cases, load_contract(sys.argv[2]),
+                       latency_s=float(sys.argv[3]))
+    print(await server.start(), flush=True)
+    loop = asyncio.get_running_loop()
+    while True:
+        line = await loop.run_in_executor(None, sys.stdin.readline)
+        if not line or line.strip() == "quit":
+            break
+        if line.strip() == "reset":
+            server.requests_total = server.max_in_flight = 0
+        print(orjson.dumps({"requests": server.requests_total,
+                            "max_in_flight": server.max_in_flight}).decode(), flush=True)
+    await server.stop()
+
+asyncio.run(main())
+"""
+
+
+class Provider:
+    """The simulator in a child process; ``stats()`` reads its counters."""
+
+    def __init__(self, latency_s: float) -> None:
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                SERVE,
+                str(ROOT / "cases" / "delivery.jsonl"),
+                str(ROOT / "contracts" / "delivery_tools.json"),
+                str(latency_s),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        self.root = self.proc.stdout.readline().strip()
+
+    def _ask(self, command: str) -> dict[str, int]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        return orjson.loads(self.proc.stdout.readline())
+
+    def stats(self) -> dict[str, int]:
+        return self._ask("stats")
+
+    def reset(self) -> None:
+        self._ask("reset")
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def provider(latency_s: float) -> Iterator[Provider]:
+    p = Provider(latency_s)
+    try:
+        yield p
+    finally:
+        p.close()
+
+
+def inputs_for(root: str, **settings: Any) -> Inputs:
+    data = {
+        "runs": [
+            {
+                "provider": "mock",
+                "model": "sim-careful",
+                "api": "openai-chat",
+                "base_url": root + "/v1",
+                "api_key_env": KEY_ENV,
+            }
+        ],
+        "system_prompt": "prompts/delivery-router-v1.txt",
+        "retry": {"max_retries": 0},
+        "timeouts": {"connect_s": 10, "read_s": 30},
+        **settings,
+    }
+    config = parse_config(orjson.dumps(data), "bench-config", ROOT)
+    return load_inputs(config, "bench-config")
+
+
+# ---- (a) overhead per attempt ----------------------------------------------------
+
+
+def replay_list(path: Path) -> list[tuple[str, dict[str, str], bytes]]:
+    """Every request the run sent (first and second turns), in file order."""
+    out = []
+    key = os.environ[KEY_ENV]
+    for line in path.read_bytes().splitlines():
+        rec = orjson.loads(line)
+        if rec["type"] != "attempt":
+            continue
+        for req in (rec["request"], (rec["second_turn"] or {}).get("request")):
+            if req:
+                headers = {**req["headers"], "authorization": f"Bearer {key}"}
+                out.append((req["url"], headers, orjson.dumps(req["body"])))
+    return out
+
+
+Timing = tuple[float, float]  # (wall seconds, CPU seconds of this process)
+
+
+async def bare_loop(requests: list[tuple[str, dict[str, str], bytes]]) -> Timing:
+    async with httpx.AsyncClient(timeout=30) as client:
+        t0, c0 = time.perf_counter(), time.process_time()
+        for url, headers, content in requests:
+            resp = await client.post(url, headers=headers, content=content)
+            orjson.loads(resp.content)
+        return time.perf_counter() - t0, time.process_time() - c0
+
+
+async def runner_once(inputs: Inputs, out: Path) -> Timing:
+    out.unlink(missing_ok=True)
+    t0, c0 = time.perf_counter(), time.process_time()
+    summary = await run(inputs, out, progress_out=None)
+    timing = time.perf_counter() - t0, time.process_time() - c0
+    assert summary.verdicts["pass"] == summary.written, summary.verdicts
+    return timing
+
+
+def bench_overhead(repetitions: int, rounds: int, profile: bool) -> None:
+    print("(a) runner overhead per attempt (zero-latency simulator, parallelism 1)")
+    with provider(0.0) as prov, tempfile.TemporaryDirectory() as tmp:
+        inputs = inputs_for(prov.root, repetitions=repetitions, parallelism=1)
+        out = Path(tmp) / "run.jsonl"
+        asyncio.run(runner_once(inputs, out))  # warm up: imports, caches, connections
+        requests = replay_list(out)
+        attempts = sum(1 for line in out.read_bytes().splitlines() if b'"attempt"' in line[:20])
+        asyncio.run(bare_loop(requests[:50]))
+        t_run: list[Timing] = []
+        t_bare: list[Timing] = []
+        for _ in range(rounds):  # alternate, keep the best of each: the machine is noisy
+            t_run.append(asyncio.run(runner_once(inputs, out)))
+            t_bare.append(asyncio.run(bare_loop(requests)))
+        ms = 1000 / attempts
+        wall_run, wall_bare = min(w for w, _ in t_run), min(w for w, _ in t_bare)
+        cpu_run, cpu_bare = min(c for _, c in t_run), min(c for _, c in t_bare)
+        print(f"  attempts {attempts}, requests {len(requests)} (second turns included)")
+        print("                 wall ms/attempt   CPU ms/attempt (this process)")
+        print(f"  runner         {wall_run * ms:8.3f}          {cpu_run * ms:8.3f}")
+        print(f"  bare httpx     {wall_bare * ms:8.3f}          {cpu_bare * ms:8.3f}")
+        print(
+            f"  overhead       {(wall_run - wall_bare) * ms:8.3f}          "
+            f"{(cpu_run - cpu_bare) * ms:8.3f}      (target < 2 ms)"
+        )
+        print(
+            f"  ratio runner / bare loop: wall {wall_run / wall_bare:.2f}, "
+            f"CPU {cpu_run / cpu_bare:.2f}"
+        )
+        walls = ", ".join(f"{w * ms:.2f}" for w, _ in t_run)
+        print(f"  runner wall ms/attempt of each round: {walls}")
+        if profile:
+            prof = cProfile.Profile()
+            prof.enable()
+            asyncio.run(runner_once(inputs, out))
+            prof.disable()
+            text = io.StringIO()
+            pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(25)
+            print(text.getvalue())
+
+
+# ---- (b) concurrency against a slow provider --------------------------------------
+
+
+def bench_concurrency(latency_s: float, waves: int, rounds: int) -> None:
+    print(f"(b) concurrency against a {latency_s * 1000:.0f} ms simulator (best of {rounds})")
+    with provider(latency_s) as prov:
+        # cases without a followup: one request per attempt
+        plain = {c.id for c in inputs_for(prov.root).casefile.cases if c.followup is None}
+        for parallelism in (1, 8, 64):
+            reps = -(-parallelism * waves // len(plain))
+            inputs = inputs_for(prov.root, repetitions=reps, parallelism=parallelism)
+            results = []
+            for _ in range(rounds):
+                prov.reset()
+                with tempfile.TemporaryDirectory() as tmp:
+                    t0 = time.perf_counter()
+                    summary = asyncio.run(
+                        run(inputs, Path(tmp) / "run.jsonl", only=plain, progress_out=None)
+                    )
+                    wall = time.perf_counter() - t0
+                assert summary.verdicts["pass"] == summary.written, summary.verdicts
+                stats = prov.stats()
+                results.append((stats["requests"] / wall, stats["max_in_flight"], wall, stats))
+            rate, in_flight, wall, stats = max(results, key=lambda r: r[0])
+            ideal = parallelism / latency_s
+            # n requests need at least ceil(n / parallelism) rounds of one latency each
+            best_wall = -(-stats["requests"] // parallelism) * latency_s
+            others = ", ".join(f"{r[0]:.0f}" for r in results)
+            print(
+                f"  parallelism {parallelism:3d}: max in flight {in_flight:3d}, "
+                f"{stats['requests']} requests in {wall:.2f} s = {rate:6.1f} req/s, "
+                f"ideal {ideal:6.1f} ({rate / ideal:.0%}); "
+                f"wall vs the {best_wall:.2f} s floor: {best_wall / wall:.0%}"
+                f"   [req/s of each round: {others}]"
+            )
+
+
+# ---- (c) startup ------------------------------------------------------------------
+
+
+def bench_startup(runs: int) -> None:
+    print("(c) `python -m toolstand run` on one simulated attempt, start to exit")
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = Path(tmp) / "config.json"
+        cfg.write_bytes(
+            orjson.dumps(
+                {
+                    "runs": [
+                        {
+                            "provider": "sim",
+                            "model": "sim-careful",
+                            "api": "openai-chat",
+                            "base_url": "sim",
+                        }
+                    ],
+                    "system_prompt": str(ROOT / "prompts" / "delivery-router-v1.txt"),
+                    "tools": str(ROOT / "contracts" / "delivery_tools.json"),
+                    "cases": str(ROOT / "cases" / "delivery.jsonl"),
+                    "repetitions": 1,
+                }
+            )
+        )
+        times = []
+        base = [sys.executable]
+        args = ["-m", "toolstand", "run", "--config", str(cfg), "--only", "direct_lookup"]
+        for i in range(runs + 1):
+            out = Path(tmp) / f"run{i}.jsonl"
+            t0 = time.perf_counter()
+            subprocess.run([*base, *args, "--output", str(out)], check=True, capture_output=True)
+            if i:  # the first one fills the caches (bytecode, page cache)
+                times.append(time.perf_counter() - t0)
+        out = Path(tmp) / "imports.jsonl"
+        traced = subprocess.run(
+            [*base, "-X", "importtime", *args, "--output", str(out)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        modules = [
+            line.rsplit("|", 1)[-1].strip()
+            for line in traced.stderr.splitlines()
+            if line.startswith("import time:") and "|" in line
+        ]
+        textual = [m for m in modules if m.split(".")[0] in ("textual", "rich")]
+        print(
+            f"  {runs} runs: min {min(times):.3f} s, median {statistics.median(times):.3f} s"
+            "   (target < 0.6 s)"
+        )
+        print(
+            f"  modules imported: {len(modules)}; textual/rich among them: "
+            + (", ".join(textual[:5]) if textual else "none")
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repetitions", type=int, default=30, help="(a) repetitions of 32 cases")
+    parser.add_argument("--rounds", type=int, default=3, help="(a), (b) runs of each")
+    parser.add_argument("--latency", type=float, default=0.2, help="(b) provider latency, s")
+    parser.add_argument("--waves", type=int, default=15, help="(b) rounds of N requests")
+    parser.add_argument("--startups", type=int, default=7)
+    parser.add_argument("--profile", action="store_true", help="(a) print a cProfile")
+    parser.add_argument("--only", choices=["a", "b", "c"], action="append")
+    args = parser.parse_args()
+    parts = set(args.only or ["a", "b", "c"])
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, httpx {httpx.__version__}, "
+        f"load average {load} at start"
+    )
+    if "a" in parts:
+        bench_overhead(args.repetitions, args.rounds, args.profile)
+    if "b" in parts:
+        bench_concurrency(args.latency, args.waves, args.rounds)
+    if "c" in parts:
+        bench_startup(args.startups)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""The fast paths the runner benchmark asked for keep the behaviour of the slow ones:
+the record scrub's one-pass check, the schema copy, the try record."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolstand.adapters.schema import json_copy, strip_private
+from toolstand.contract import load_contract
+from toolstand.redact import _scrub, scrub
+from toolstand.transport import Try
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SECRET_CHARS = st.sampled_from(list('ab"\\\n\x01é😀/ -'))
+secret_text = st.text(SECRET_CHARS, min_size=1, max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), secrets_=st.lists(secret_text, min_size=1, max_size=2))
+def test_scrub_finds_a_secret_wherever_it_hides(data: Any, secrets_: list[str]) -> None:
+    """The quick check (one orjson pass) agrees with a full walk: escaped quotes,
+    backslashes, control characters, non-ASCII, keys and values at any depth."""
+    leaf = st.one_of(
+        st.text(SECRET_CHARS, max_size=8),
+        st.builds(
+            lambda a, s, b: a + s + b,
+            st.text(max_size=3),
+            st.sampled_from(secrets_),
+            st.text(max_size=3),
+        ),
+        st.integers(-(2**63), 2**63 - 1),
+        st.none(),
+        st.booleans(),
+    )
+    keys = st.text(SECRET_CHARS, max_size=6) | st.sampled_from(secrets_)
+    value = data.draw(
+        st.recursive(
+            leaf,
+            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
+            max_leaves=12,
+        )
+    )
+    wanted = sorted(set(secrets_), key=len, reverse=True)
+    assert scrub(value, secrets_) == _scrub(value, wanted)
+    blob = orjson.dumps(value)
+    if not any(orjson.dumps(s)[1:-1] in blob for s in wanted):
+        assert scrub(value, secrets_) is value  # nothing to hide: no walk, no copy
+
+
+def test_a_secret_in_a_value_that_is_not_json_is_still_found() -> None:
+    value = {"big": 2**70, "t": ("x sk-1",), 3: ["sk-1"]}
+    assert scrub(value, ["sk-1"]) == {
+        "big": 2**70,
+        "t": ("x ***REDACTED***",),
+        3: ["***REDACTED***"],
+    }
+
+
+def test_json_copy_is_a_deep_copy() -> None:
+    contract = load_contract(ROOT / "contracts" / "delivery_tools.json")
+    for tool in contract.tools:
+        copied = json_copy(tool.parameters)
+        assert copied == tool.parameters == copy.deepcopy(tool.parameters)
+        copied["properties"].clear()  # nothing is shared with the contract
+        assert tool.parameters["properties"]
+        stripped, notes = strip_private(tool.name, tool.parameters)
+        assert "x-normalize" not in str(stripped)
+        assert [n.keyword for n in notes] == ["x-normalize"] * str(tool.parameters).count(
+            "x-normalize"
+        )
+    odd = {"n": 2**70, "k": {1: [1.5]}}
+    assert json_copy(odd) == odd and json_copy(odd)["k"] is not odd["k"]
+
+
+def test_a_try_record_holds_every_field() -> None:
+    t = Try(429, "rate_limited", 1.5, retry_after_s=0.2, waited_s=0.2, message="slow down")
+    assert t.to_dict() == dataclasses.asdict(t)
+    assert list(t.to_dict()) == [f.name for f in dataclasses.fields(Try)]
