@@ -291,3 +291,32 @@ def test_requests_per_minute_spaces_request_starts() -> None:
     # never sooner than the limit allows (an upper bound would be a timing test)
     assert all(g >= 0.099 for g in gaps), gaps
     assert RateLimiter(None).interval == 0.0
+
+
+def test_a_crashing_attempt_is_reported_not_fatal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolstand import runner as runner_mod
+
+    real = runner_mod.run_attempt
+
+    async def sometimes(*args: Any, **kw: Any) -> dict[str, Any]:
+        if args[1].id == "missing_id":
+            raise RuntimeError("planted bug")
+        return await real(*args, **kw)
+
+    monkeypatch.setattr(runner_mod, "run_attempt", sometimes)
+    inputs = make_inputs([sim("sim-careful", "openai-chat")])
+    out = tmp_path / "run.jsonl"
+    summary = go(inputs, out, only={"direct_lookup", "missing_id", "invalid_id"})
+    _, attempts = read(out)
+    assert sorted(a["case_id"] for a in attempts) == ["direct_lookup", "invalid_id"]
+    assert summary.verdicts["crashed"] == 1 and "CRASHED 1" in summary.line()
+    # --resume retries what was not recorded
+    monkeypatch.setattr(runner_mod, "run_attempt", real)
+    go(inputs, out, resume=True, only={"direct_lookup", "missing_id", "invalid_id"})
+    assert sorted(a["case_id"] for a in read(out)[1]) == [
+        "direct_lookup",
+        "invalid_id",
+        "missing_id",
+    ]

@@ -149,6 +149,8 @@ def header(inputs: Inputs, run_id: str, *, resumed: bool = False) -> dict[str, A
             "modes": list(c.modes),
             "retry": c.retry.model_dump(),
             "timeouts": c.timeouts.model_dump(),
+            # the simulator's seed, latency and any forced faults: its answers depend on them
+            **({"sim": c.sim.model_dump()} if any(r.simulated for r in c.runs) else {}),
         },
         "runs": [
             {**r.model_dump(mode="json", exclude_none=True), "simulated": r.simulated}
@@ -265,6 +267,8 @@ async def targets_for(inputs: Inputs, seed: int | None = None) -> AsyncIterator[
             seed=config.sim.seed if seed is None else seed,
             latency_s=config.sim.latency_s,
             retry_after_s=config.sim.retry_after_s,
+            timeout_hold_s=config.sim.timeout_hold_s,
+            fault_rates=config.sim.fault_rates,
         )
         root = await sim.start()
     try:
@@ -305,6 +309,7 @@ class RunSummary:
             f"run {self.run_id}: {self.written} attempts written to {self.output} "
             f"({self.skipped} already there), pass {v['pass']}, fail {v['fail']}, "
             f"transport errors {v['transport_error']}, {self.seconds:.1f}s"
+            + (f", CRASHED {v['crashed']} (not recorded)" if v["crashed"] else "")
         )
 
 
@@ -353,6 +358,7 @@ async def run(
             connect_timeout=config.timeouts.connect_s,
             read_timeout=config.timeouts.read_s,
             max_connections=min(config.parallelism, CLIENT_SHARE),
+            loopback_only=all(r.simulated for r in config.runs),
         )
         for _ in range(n_clients)
     ]
@@ -370,18 +376,29 @@ async def run(
                     except asyncio.QueueEmpty:
                         return
                     await limiters[it.run_index].wait()
-                    rec = await run_attempt(
-                        targets[it.run_index],
-                        it.case,
-                        it.mode,
-                        it.attempt,
-                        run_id,
-                        contract=inputs.contract,
-                        config=config,
-                        system=inputs.system,
-                        client=client,
-                        policy=policy,
-                    )
+                    try:
+                        rec = await run_attempt(
+                            targets[it.run_index],
+                            it.case,
+                            it.mode,
+                            it.attempt,
+                            run_id,
+                            contract=inputs.contract,
+                            config=config,
+                            system=inputs.system,
+                            client=client,
+                            policy=policy,
+                        )
+                    except Exception as exc:  # a toolstand bug: say so, keep the run going
+                        # nothing is written, so --resume retries this attempt later
+                        verdicts["crashed"] += 1
+                        where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode} #{it.attempt}"
+                        print(
+                            f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "
+                            "please report it; --resume retries it)",
+                            file=sys.stderr,
+                        )
+                        continue
                     writer.write(rec)
                     verdicts[
                         "transport_error" if rec["transport_error"] else rec["judgement"]["verdict"]
