@@ -1,0 +1,274 @@
+"""History at scale: first paint, index rate, a combined filter, peak RSS, the report.
+
+Not a test: it prints numbers measured in one run. Usage:
+
+    .venv/bin/python bench/bench_history.py [--attempts 1000000] [--out bench/out]
+
+It writes (or reuses) bench/out/history_<N>.jsonl: real attempt records as the runner
+writes them (taken from runs/demo.jsonl, or from a fresh `toolstand run` against the
+embedded simulator), varied in run, time, attempt number and latency, and trimmed to the
+design's ~1.8 KB a line (the request body keeps the user message, not the tool list).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+LINE_TARGET = 1800  # bytes: design.md's 1M attempts ≈ 1.8 GB
+
+
+# --- the file ----------------------------------------------------------------------------
+
+
+def seed_records(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A header and real attempt records: runs/demo.jsonl, else a simulator run."""
+    demo = ROOT / "runs" / "demo.jsonl"
+    if not demo.exists():
+        seed = out / "seed.jsonl"
+        if not seed.exists():
+            cmd = [sys.executable, "-m", "toolstand", "run", "--config", "config.example.json",
+                   "--output", str(seed)]  # fmt: skip
+            subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
+        demo = seed
+    lines = [orjson.loads(x) for x in demo.read_bytes().splitlines() if x.strip()]
+    header = next(r for r in lines if r.get("type") == "run")
+    return header, [r for r in lines if r.get("type") == "attempt"]
+
+
+def trim(rec: dict[str, Any]) -> dict[str, Any]:
+    """The record with a short request body: same keys, same order, fewer bytes."""
+    rec = dict(rec)
+    req = rec.get("request")
+    if isinstance(req, dict) and isinstance(req.get("body"), dict):
+        body = {k: v for k, v in req["body"].items() if k not in ("tools", "system", "systemInstruction", "instructions")}  # fmt: skip
+        for key in ("messages", "input", "contents"):
+            if isinstance(body.get(key), list):
+                body[key] = [
+                    m for m in body[key] if not (isinstance(m, dict) and m.get("role") == "system")
+                ]
+        rec["request"] = {**req, "body": body}
+    rec["schema_notes"] = []
+    st = rec.get("second_turn")
+    if isinstance(st, dict) and isinstance(st.get("request"), dict):
+        rec["second_turn"] = {**st, "request": {**st["request"], "body": {"trimmed": True}}}
+    return rec
+
+
+def generate(path: Path, n: int) -> None:
+    header, seeds = seed_records(path.parent)
+    seeds = [trim(r) for r in seeds]
+    rng = random.Random(7)
+    start = datetime(2026, 11, 22, 8, 0, tzinfo=UTC)
+    step = timedelta(days=7) / n  # a week of attempts, in file order
+    tmp = path.with_suffix(".tmp")
+    runs = 8
+    with open(tmp, "wb", buffering=1 << 22) as fh:
+        for i in range(n):
+            r = i * runs // n
+            if i == r * n // runs:
+                fh.write(orjson.dumps({**header, "run_id": f"bench-run-{r}"}) + b"\n")
+            rec = dict(seeds[rng.randrange(len(seeds))])
+            rec["run_id"] = f"bench-run-{r}"
+            rec["attempt"] = 1 + i % 3
+            rec["started_at"] = (start + step * i).isoformat(timespec="milliseconds")
+            lat = round(rng.lognormvariate(5.5, 0.6), 3)
+            rec["latency_ms"], rec["elapsed_ms"] = lat, round(lat + 1.5, 3)
+            fh.write(orjson.dumps(rec) + b"\n")
+    tmp.rename(path)
+
+
+# --- measurements ------------------------------------------------------------------------
+
+
+def raw_read(path: Path) -> float:
+    buf = bytearray(1 << 22)
+    t0 = time.perf_counter()
+    with open(path, "rb", buffering=0) as fh:
+        while fh.readinto(buf):
+            pass
+    return time.perf_counter() - t0
+
+
+def full_orjson(path: Path) -> float:
+    t0 = time.perf_counter()
+    with open(path, "rb", buffering=1 << 20) as fh:
+        for line in fh:
+            orjson.loads(line)
+    return time.perf_counter() - t0
+
+
+CHILD = r"""
+import json, resource, sys, time
+from datetime import date
+from toolstand import history_sidecar as sidecar
+from toolstand.history_index import HistoryIndex
+from toolstand.history_query import Query, run_query, day_range
+path = sys.argv[1]
+t0 = time.perf_counter()
+ix = HistoryIndex(path)
+ix.update()
+t_index = time.perf_counter() - t0
+q = Query(verdict=frozenset({"fail"}), model=frozenset({"sim-eager"}),
+          mode=frozenset({"auto", "reversed"}), days=day_range("yesterday", date(2026, 11, 27)),
+          text="ORD")
+t0 = time.perf_counter()
+r = run_query(ix, q)
+t_filter = time.perf_counter() - t0
+t0 = time.perf_counter()
+everything = run_query(ix, Query())
+t_all = time.perf_counter() - t0
+t0 = time.perf_counter()
+saved = sidecar.save(ix)
+t_save = time.perf_counter() - t0
+print(json.dumps({"index_s": t_index, "rows": ix.rows, "slow_lines": ix.slow_lines,
+                  "filter_s": t_filter, "matched": len(r.rows), "all_s": t_all,
+                  "save_s": t_save, "sidecar_mb": saved.stat().st_size / 1e6 if saved else 0,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+REOPEN_CHILD = r"""
+import json, resource, sys, time
+from toolstand import history_sidecar as sidecar
+from toolstand.history_index import HistoryIndex
+t0 = time.perf_counter()
+ix = HistoryIndex(sys.argv[1])
+ok = sidecar.load(ix)
+ix.update()
+print(json.dumps({"reopen_s": time.perf_counter() - t0, "from_sidecar": ok, "rows": ix.rows,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+REPORT_CHILD = r"""
+import json, resource, sys, time
+from toolstand.metrics import compute_files
+t0 = time.perf_counter()
+rep = compute_files([sys.argv[1]])
+print(json.dumps({"report_s": time.perf_counter() - t0, "groups": len(rep.groups),
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def child(code: str, path: Path) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+async def first_paint(path: Path) -> dict[str, float]:
+    """Seconds from creating the app to the History list's first painted row."""
+    from toolstand.tui.app import make_app
+    from toolstand.tui.widgets.attempt_list import AttemptList
+
+    painted: list[float] = []
+    original = AttemptList._paint
+
+    def spy(self: AttemptList, row: int, width: int, state: int) -> Any:
+        if not painted:
+            painted.append(time.perf_counter())
+        return original(self, row, width, state)
+
+    AttemptList._paint = spy  # type: ignore[method-assign]
+    t0 = time.perf_counter()
+    app = make_app(root=ROOT, blink=False, start_mode="history")
+    app.history_path = str(path)  # type: ignore[attr-defined]
+    async with app.run_test(size=(100, 30)) as pilot:
+        while not painted and time.perf_counter() - t0 < 60:
+            await pilot.pause(0.005)
+        first = painted[0] - t0 if painted else float("nan")
+        screen: Any = app.screen
+        rows_then = screen.index.rows if screen.index is not None else 0
+        # responsiveness while the thread worker indexes: how late a 10 ms timer fires
+        lags: list[float] = []
+        until = time.perf_counter() + 5
+        while screen.indexing and time.perf_counter() < until:
+            t1 = time.perf_counter()
+            await asyncio.sleep(0.01)
+            lags.append(time.perf_counter() - t1 - 0.01)
+        lags.sort()
+        p99 = lags[int(len(lags) * 0.99)] if lags else float("nan")
+    AttemptList._paint = original  # type: ignore[method-assign]
+    return {"first_paint_s": first, "lag_p99_s": p99, "lag_max_s": max(lags, default=float("nan")),
+            "rows_at_paint": rows_then}  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--attempts", type=int, default=1_000_000)
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    free_gb = shutil.disk_usage(args.out).free / 1e9
+    n = args.attempts
+    if free_gb < 10 and n > 300_000:
+        print(f"only {free_gb:.1f} GB free: using 300,000 attempts")
+        n = 300_000
+    path = args.out / f"history_{n}.jsonl"
+    if not path.exists():
+        t0 = time.perf_counter()
+        generate(path, n)
+        print(f"generated {path} in {time.perf_counter() - t0:.0f} s")
+    size = path.stat().st_size
+    print(f"file: {path.relative_to(ROOT)}  {n:,} attempts  {size / 1e9:.2f} GB  "
+          f"{size / n:.0f} B/line  ({os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})")  # fmt: skip
+
+    from toolstand.history_sidecar import sidecar_path
+
+    sidecar_path(path).unlink(missing_ok=True)  # the first numbers are of a cold index
+    raw_read(path)  # warm the page cache: every pass below reads from memory
+    raw = min(raw_read(path) for _ in range(3))
+    paint = asyncio.run(first_paint(path))
+    ix = child(CHILD, path)  # indexes, filters, then saves the sidecar
+    reopen = child(REOPEN_CHILD, path)
+    warm = asyncio.run(first_paint(path))
+    rep = child(REPORT_CHILD, path)
+    full = full_orjson(path)
+
+    rows = [
+        ("first paint of the History screen", f"{paint['first_paint_s']:.3f} s", "< 1 s"),
+        ("  rows indexed at first paint", f"{paint['rows_at_paint']:,}", ""),
+        ("  UI loop delay while indexing, p99/max", f"{paint['lag_p99_s'] * 1000:.0f} / {paint['lag_max_s'] * 1000:.0f} ms", ""),
+        ("raw read of the file (best of 3)", f"{raw:.2f} s  {size / raw / 1e9:.2f} GB/s", ""),
+        ("index, cold (offsets + summary columns)", f"{ix['index_s']:.2f} s  {ix['rows'] / ix['index_s']:,.0f} rows/s", ""),
+        ("  index rate / raw read rate", f"{raw / ix['index_s']:.2f}x", ">= 0.5x"),
+        ("  lines read the slow way", f"{ix['slow_lines']:,}", ""),
+        ("combined filter (5 facets + text)", f"{ix['filter_s'] * 1000:.0f} ms  ({ix['matched']:,} rows)", "< 1 s"),
+        ("  counts over all rows, no filter", f"{ix['all_s'] * 1000:.0f} ms", ""),
+        ("peak RSS, index + filters (child)", f"{ix['rss_mb']:.0f} MB", "< 400 MB"),
+        ("sidecar written after the index", f"{ix['save_s']:.2f} s  {ix['sidecar_mb']:.0f} MB", ""),
+        ("reopen: load sidecar + read new tail", f"{reopen['reopen_s']:.2f} s  ({reopen['rows']:,} rows)", ""),
+        ("  reopen rate / raw read rate", f"{raw / reopen['reopen_s']:.1f}x", ">= 0.5x"),
+        ("first paint, sidecar present", f"{warm['first_paint_s']:.3f} s", "< 1 s"),
+        ("report (metrics.compute_files)", f"{rep['report_s']:.2f} s  (peak RSS {rep['rss_mb']:.0f} MB)", ""),
+        ("plain full-orjson pass", f"{full:.2f} s", ""),
+        ("  report time / full orjson time", f"{rep['report_s'] / full:.2f}x", "< 1x"),
+    ]  # fmt: skip
+    width = max(len(r[0]) for r in rows)
+    for name, value, target in rows:
+        print(f"{name:<{width}}  {value:<34} {target}")
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"(this process, with the headless app: peak RSS {own:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()

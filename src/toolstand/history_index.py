@@ -1,0 +1,460 @@
+"""A byte-offset index of one JSONL history: the History screen's file layer (no Textual).
+
+One row per attempt: its byte offset and compact summary columns (time, run, provider,
+model, case, mode, attempt, verdict, error codes, latency). Categorical columns hold a
+one-byte code per row (two bytes past 256 distinct values), so a million attempts take
+tens of megabytes, and a filter is a ``bytes.translate`` per column plus big-integer ANDs,
+all at C speed (history_query.py).
+
+Speed comes from decoding as little as possible. A runner writes every attempt of a file
+with the same top-level key order; the index learns that order from the first attempt
+(LineShape, history_shape.py) and then, per line, decodes only the small-key segments it
+needs with orjson (closed in place, never copied) and reads the judgement's verdict where
+it starts. Error lists are decoded for failures only. A line that does not fit the
+learned shape is decoded with history.decode_summary instead: the order is a speed
+contract, never a correctness one. Request and response bodies are never decoded.
+
+``update`` reads only whole lines, so it can be called again and again to follow a file
+still being written; a torn last line is left for later and reported as a warning.
+history_sidecar.py saves the columns so that the next session starts where this one ended.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, date, datetime, tzinfo
+from operator import add, itemgetter
+from typing import Any
+
+import orjson
+
+from toolstand.history import HistoryWarning, decode_summary
+from toolstand.history_shape import (
+    ATTEMPT,
+    ERROR,
+    FAIL,
+    JFAIL,
+    JNULL,
+    JPASS,
+    PASS,
+    UNJUDGED,
+    VERDICTS,
+    LineShape,
+    error_code,
+    flat_row,
+)
+
+_CACHE_LIMIT = 1 << 16  # error-list and timestamp caches: bounded, distinct values can be many
+
+
+class _Codes(dict[Any, int]):
+    """value -> code; a new value gets the next code (``map(ids.__getitem__, ...)`` then
+    interns a whole column at C speed)."""
+
+    def __init__(self, order: list[Any]) -> None:
+        super().__init__()
+        self.order = order
+
+    def __missing__(self, value: Any) -> int:
+        code = self[value] = len(self.order)
+        self.order.append(value)
+        return code
+
+
+_MINUTE = itemgetter(slice(0, 16))  # 2026-11-29T19:56
+_SECONDS = itemgetter(slice(17, 19))
+_ZONE = itemgetter(slice(-6, None))  # +00:00 (or the end of a stamp without one)
+
+
+class _Minutes(dict[str, float]):
+    """A minute ("YYYY-MM-DDTHH:MM" + the stamp's last six characters) -> its epoch
+    seconds; ``day`` holds its local date. Each minute is parsed once."""
+
+    def __init__(self, tz: tzinfo | None) -> None:
+        super().__init__()
+        self.tz = tz
+        self.day: dict[str, date | None] = {}
+
+    def __missing__(self, key: str) -> float:
+        zone = key[16:]
+        if not (len(zone) == 6 and zone[0] in "+-" and zone[3] == ":"):
+            zone = "+00:00"  # Z, or no zone at all: the runner writes UTC
+        try:
+            ts = datetime.fromisoformat(key[:16] + ":00" + zone).timestamp()
+            day: date | None = datetime.fromtimestamp(ts, self.tz).date()
+        except ValueError:
+            ts, day = float("nan"), None
+        self[key] = ts
+        self.day[key] = day
+        return ts
+
+
+class Facet:
+    """A categorical column: one small code per row, and the distinct values in order."""
+
+    __slots__ = ("codes", "ids", "name", "values")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values: list[Any] = []
+        self.ids = _Codes(self.values)
+        self.codes: bytearray | array[int] = bytearray()
+
+    def extend(self, values: Iterable[Any]) -> None:
+        codes = list(map(self.ids.__getitem__, values))
+        if isinstance(self.codes, bytearray) and len(self.values) > 256:
+            self.codes = array("H", self.codes)  # past 256 values: two bytes a row
+        self.codes.extend(codes)
+
+    def value(self, row: int) -> Any:
+        return self.values[self.codes[row]]
+
+
+class HistoryIndex:
+    """Offsets and summary columns of the attempts of one history file, grown by update()."""
+
+    def __init__(self, path: str | os.PathLike[str], *, tz: tzinfo | None = None) -> None:
+        self.path = os.fspath(path)
+        self.tz = tz  # None: local time, for "today" and the time column
+        self.rows = 0  # published last, after every column holds the new rows
+        self.end = 0  # byte offset just past the last whole line read
+        self.size_hint = 0  # the file's size when last read (for a progress bar)
+        self.lines = 0
+        self.offsets = array("q")
+        self.times = array("d")  # epoch seconds
+        self.latency = array("f")  # ms; NaN when unknown
+        self.attempt = array("I")
+        self.facets = {n: Facet(n) for n in ("run", "provider", "model", "case", "mode", "day")}
+        self.verdict = Facet("verdict")
+        self.verdict.extend((*VERDICTS, "?"))
+        self.verdict.codes.clear()
+        self.errors = Facet("errors")  # a code per distinct tuple of error codes
+        self.headers: list[dict[str, Any]] = []
+        self.simulated: set[tuple[str, str]] = set()
+        self.user_text: dict[tuple[int, int], str] = {}  # (run code, case code) -> user message
+        self.warnings: list[HistoryWarning] = []
+        self.tail: HistoryWarning | None = None  # an unfinished last line, if any
+        self.slow_lines = 0
+        self.persisted = 0  # rows a sidecar file holds (history_sidecar)
+        self._shape: LineShape | None = None
+        self._err_cache: dict[bytes, tuple[str, ...]] = {}
+        self._minutes = _Minutes(tz)
+        self._buf = bytearray(1 << 22)
+
+    # --- reading -----------------------------------------------------------------------
+
+    def size(self) -> int:
+        return os.stat(self.path).st_size
+
+    def update(self, max_bytes: int = 1 << 62, chunk: int = 1 << 22) -> int:
+        """Index whole lines from ``end`` onwards (at most about ``max_bytes``); the number
+        of attempts added. Raises OSError when the file cannot be read."""
+        added = 0
+        with open(self.path, "rb", buffering=0) as fh:
+            self.size_hint = os.fstat(fh.fileno()).st_size
+            fh.seek(self.end)
+            budget = max_bytes
+            while budget > 0:
+                want = min(chunk, budget)
+                if len(self._buf) < want:
+                    self._buf = bytearray(want)
+                view = memoryview(self._buf)
+                n = fh.readinto(view[:want])
+                view.release()
+                if not n:
+                    break
+                last = self._buf.rfind(b"\n", 0, n)
+                while last == -1:  # one line longer than the chunk: read on until it ends
+                    more = fh.read(chunk)
+                    if not more:
+                        break
+                    self._buf[n : n + len(more)] = more
+                    last = self._buf.rfind(b"\n", n, n + len(more))
+                    n += len(more)
+                if last == -1:
+                    break
+                added += self._chunk(last + 1)
+                budget -= last + 1
+                self.end += last + 1
+                fh.seek(self.end)
+            self._check_tail(fh)
+        return added
+
+    def _check_tail(self, fh: Any) -> None:
+        fh.seek(self.end)
+        rest = fh.read(1 << 20)
+        self.tail = None
+        if rest.strip():
+            what = "torn last line (no newline at end) skipped"
+            try:
+                if isinstance(orjson.loads(rest), dict):
+                    what = "last line has no newline yet; waiting for it"
+            except orjson.JSONDecodeError:
+                pass
+            self.tail = HistoryWarning(self.path, self.lines + 1, what)
+
+    def all_warnings(self) -> list[HistoryWarning]:
+        return self.warnings + ([self.tail] if self.tail else [])
+
+    # --- one chunk of whole lines ------------------------------------------------------
+
+    def _chunk(self, length: int) -> int:
+        """Index the whole lines in ``_buf[:length]``; the number of attempts added."""
+        buf = self._buf
+        shape = self._shape
+        # one tuple per attempt: (offset, verdict, error codes, *dicts of the segments
+        # in shape.always); a slowly decoded row repeats its one flat dict instead
+        rows: list[tuple[Any, ...]] = []
+        misses = 0
+        find = buf.find
+        pos = 0
+        while pos < length:
+            nl = find(b"\n", pos, length)
+            self.lines += 1
+            row = None
+            if shape is not None and buf.startswith(ATTEMPT, pos):
+                row = self._fast(buf, pos, nl, shape)
+            if row is not None:
+                rows.append(row)
+                misses = 0
+            elif nl - pos > 1:
+                flat = self._slow(bytes(buf[pos:nl]), relearn=shape is None or misses >= 32)
+                if self._shape is not shape:  # learned (or re-learned) from this line
+                    if rows:
+                        self._flush(rows, shape)
+                        rows = []
+                    shape = self._shape
+                    misses = 0
+                if flat is not None:
+                    misses += 1
+                    self.slow_lines += 1
+                    width = len(shape.always) if shape is not None else 1
+                    rows.append((pos, flat["_v"], flat["_e"], *([flat] * width)))
+            pos = nl + 1
+        return self._flush(rows, shape)
+
+    def _fast(self, buf: bytearray, pos: int, nl: int, shape: LineShape) -> tuple[Any, ...] | None:
+        """The row tuple of a line in the learned shape, or None."""
+        row: list[Any] = [pos, 0, ()]
+        at = pos
+        jpos = -1
+        find, loads = buf.find, orjson.loads
+        for start, end, nkeys, judge_here in shape.plan:
+            s = pos if start is None else find(start, at, nl)
+            if s < 0:
+                return None
+            e = nl - 1 if end is None else find(end, s + 1, nl)
+            if e < 0:
+                return None
+            # open and close the segment in place: the line is never copied
+            s0, e0 = buf[s], buf[e]
+            buf[s], buf[e] = 0x7B, 0x7D
+            try:
+                d = loads(memoryview(buf)[s : e + 1])
+            except orjson.JSONDecodeError:
+                return None
+            finally:
+                buf[s], buf[e] = s0, e0
+            if type(d) is not dict or len(d) != nkeys:
+                return None
+            row.append(d)
+            at = e
+            if judge_here:
+                lit = shape.judgement_lit
+                jpos = find(lit, at, nl)
+                if jpos < 0:
+                    return None
+                jpos += len(lit)
+        if buf.startswith(JPASS, jpos):
+            row[1] = PASS
+        elif buf.startswith(JFAIL, jpos):
+            errors = self._errors(buf, jpos, nl, shape)
+            if errors is None:
+                return None
+            row[1], row[2] = FAIL, errors
+        elif buf.startswith(JNULL, jpos):
+            te = row[shape.te_at].get("transport_error")
+            if isinstance(te, dict):
+                row[1], row[2] = ERROR, (str(te.get("code")),)
+            else:
+                row[1] = UNJUDGED
+        else:
+            return None
+        return tuple(row)
+
+    def _errors(
+        self, buf: bytearray, jpos: int, nl: int, shape: LineShape
+    ) -> tuple[str, ...] | None:
+        s = buf.find(b'"errors":[', jpos, nl)
+        if s < 0:
+            return None
+        e = buf.find(shape.errors_end, s, nl)
+        if e < 0:
+            return None
+        blob = bytes(buf[s + 9 : e + 1])
+        codes = self._err_cache.get(blob)
+        if codes is None:
+            try:
+                errors = orjson.loads(blob)
+            except orjson.JSONDecodeError:
+                return None
+            if not isinstance(errors, list):
+                return None
+            codes = tuple(dict.fromkeys(error_code(x) for x in errors))
+            if len(self._err_cache) >= _CACHE_LIMIT:
+                self._err_cache.clear()
+            self._err_cache[blob] = codes
+        return codes
+
+    def _slow(self, line: bytes, relearn: bool) -> dict[str, Any] | None:
+        """A line the fast path cannot read: an attempt as a flat dict, else None (a
+        header is kept, anything else becomes a warning). An attempt read with
+        ``relearn`` teaches the index its file's key order."""
+        try:
+            rec = orjson.loads(line) if relearn else decode_summary(line)
+        except orjson.JSONDecodeError as exc:
+            self.warnings.append(HistoryWarning(self.path, self.lines, f"malformed line: {exc}"))
+            return None
+        kind = rec.get("type") if isinstance(rec, dict) else type(rec).__name__
+        if kind == "attempt":
+            if relearn:
+                shape = LineShape(rec)
+                if shape.ok:
+                    self._shape = shape
+            return flat_row(rec)
+        if kind == "run":
+            self.headers.append(rec)
+            for r in rec.get("runs") or []:
+                if isinstance(r, dict) and r.get("simulated"):
+                    self.simulated.add((str(r.get("provider")), str(r.get("model"))))
+            return None
+        self.warnings.append(
+            HistoryWarning(self.path, self.lines, f"unknown record type {kind!r} skipped")
+        )
+        return None
+
+    # --- columns -----------------------------------------------------------------------
+
+    def _flush(self, rows: list[tuple[Any, ...]], shape: LineShape | None) -> int:
+        """Turn a chunk's rows into column entries (C-level maps over the rows)."""
+        if not rows:
+            return 0
+        count = len(rows)
+        cols = list(zip(*rows, strict=True))
+        offs = cols[0]
+
+        def col(key: str) -> list[Any]:
+            dicts = cols[3 + (shape.at_of[key] if shape is not None else 0)]
+            try:
+                return list(map(itemgetter(key), dicts))
+            except KeyError:  # a line with a key missing: read value by value
+                return [d.get(key) for d in dicts]
+
+        f = self.facets
+        times, days = self._times(col("started_at"))
+        # every column first; ``rows`` last: a reader sees a row only once it is whole
+        f["run"].extend(col("run_id"))
+        f["provider"].extend(col("provider"))
+        f["model"].extend(col("model"))
+        f["case"].extend(col("case_id"))
+        f["mode"].extend(col("mode"))
+        f["day"].extend(days)
+        self.verdict.codes.extend(cols[1])
+        self.errors.extend(cols[2])
+        self.attempt.extend(_column("I", col("attempt"), _int))
+        self.latency.extend(_column("f", col("latency_ms"), _float))
+        self.times.extend(times)
+        base = self.end
+        self.offsets.extend(base + o for o in offs)
+        first = self.rows
+        user_at = shape.at_of.get("user") if shape is not None else 0
+        users = cols[3 + user_at] if user_at is not None else [{}] * count
+        self._users(first, count, users, offs)
+        self.rows = first + count
+        return count
+
+    def _users(
+        self, first: int, count: int, dicts: Sequence[dict[str, Any]], offs: Sequence[int]
+    ) -> None:
+        """Remember each new run x case's user message (for the free-text filter)."""
+        runs, cases = self.facets["run"].codes, self.facets["case"].codes
+        pairs = dict.fromkeys(
+            zip(runs[first : first + count], cases[first : first + count], strict=True)
+        )
+        want = {p for p in pairs if p not in self.user_text}
+        if not want:
+            return
+        for i in range(count):
+            p = (runs[first + i], cases[first + i])
+            if p not in want:
+                continue
+            want.discard(p)
+            text = dicts[i].get("user")
+            if "user" not in dicts[i]:
+                # once per run x case: the whole line, wherever its writer put "user"
+                nl = self._buf.find(b"\n", offs[i])
+                try:
+                    text = orjson.loads(memoryview(self._buf)[offs[i] : nl]).get("user")
+                except (orjson.JSONDecodeError, AttributeError):
+                    text = None
+            self.user_text[p] = text if isinstance(text, str) else ""
+            if not want:
+                break
+
+    def _times(self, stamps: list[Any]) -> tuple[list[float], list[date | None]]:
+        """Epoch seconds and local day of ISO-8601 stamps, parsed once per minute: the
+        minute's epoch comes from a cache, the seconds are added column-wise."""
+        try:
+            keys = list(map(add, map(_MINUTE, stamps), map(_ZONE, stamps)))
+            secs = list(map(float, map(_SECONDS, stamps)))
+        except (TypeError, ValueError):  # a stamp missing or not ISO-8601: one by one
+            pairs = [self._one_time(x) for x in stamps]
+            return [p[0] for p in pairs], [p[1] for p in pairs]
+        minutes = self._minutes
+        if len(minutes) > _CACHE_LIMIT:
+            minutes.clear()
+            minutes.day.clear()
+        times = list(map(add, map(minutes.__getitem__, keys), secs))
+        return times, list(map(minutes.day.__getitem__, keys))
+
+    def _one_time(self, s: Any) -> tuple[float, date | None]:
+        try:
+            dt = datetime.fromisoformat(s.replace("Z", "+00:00"))
+        except (AttributeError, ValueError):
+            return (float("nan"), None)
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=UTC)
+        ts = dt.timestamp()
+        return ts, datetime.fromtimestamp(ts, self.tz).date()
+
+    # --- reading rows back -------------------------------------------------------------
+
+    def value(self, facet: str, row: int) -> Any:
+        return self.facets[facet].value(row)
+
+    def verdict_of(self, row: int) -> str:
+        return str(self.verdict.value(row))
+
+    def errors_of(self, row: int) -> tuple[str, ...]:
+        return tuple(self.errors.value(row))
+
+    def local_time(self, row: int) -> datetime | None:
+        t = self.times[row]
+        return None if t != t else datetime.fromtimestamp(t, self.tz)
+
+
+def _column(kind: str, values: list[Any], clean: Callable[[Any], Any]) -> array[Any]:
+    try:
+        return array(kind, values)
+    except (TypeError, OverflowError):  # a null or a stray type: clean value by value
+        return array(kind, map(clean, values))
+
+
+def _int(x: Any) -> int:
+    return x if type(x) is int and 0 <= x < 1 << 32 else 0
+
+
+def _float(x: Any) -> float:
+    return float(x) if isinstance(x, int | float) else float("nan")

@@ -1,0 +1,166 @@
+"""A sidecar file keeping a HistoryIndex between sessions (no Textual).
+
+Indexing decodes part of every line, which in Python costs far more than reading the
+bytes; a history only ever grows, so the columns of the lines already indexed are saved
+beside it (``.index/<name>.idx``, a folder that ignores itself in git) and loaded the
+next time, and only the new tail is indexed. A sidecar is trusted only while the file
+still starts, and still reads at the saved end, with the same bytes; anything else
+(a rewritten or truncated file, another version, another time zone) rebuilds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from array import array
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from toolstand.history_index import Facet, HistoryIndex
+from toolstand.history_shape import VERDICTS
+
+MAGIC = b"toolstand-history-index 1\n"
+FOLDER = ".index"
+MIN_ROWS = 20_000  # smaller files index in well under a second: not worth a file
+_PROBE = 1 << 16
+
+
+def sidecar_path(history: str | os.PathLike[str]) -> Path:
+    p = Path(history)
+    return p.parent / FOLDER / f"{p.name}.idx"
+
+
+def _fingerprint(path: str, end: int) -> str:
+    """A hash of the file's first bytes and of the bytes just before ``end``."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        h.update(fh.read(min(_PROBE, end)))
+        fh.seek(max(0, end - _PROBE))
+        h.update(fh.read(min(_PROBE, end)))
+    return h.hexdigest()
+
+
+def _tz_key(ix: HistoryIndex) -> str:
+    if ix.tz is not None:
+        return repr(ix.tz)
+    return f"local:{time.tzname}:{time.timezone}:{time.altzone}"
+
+
+def _columns(ix: HistoryIndex) -> list[tuple[str, Any]]:
+    cols: list[tuple[str, Any]] = [
+        ("offsets", ix.offsets),
+        ("times", ix.times),
+        ("latency", ix.latency),
+        ("attempt", ix.attempt),
+        ("verdict", ix.verdict.codes),
+        ("errors", ix.errors.codes),
+    ]
+    cols += [(f"facet:{name}", f.codes) for name, f in ix.facets.items()]
+    return cols
+
+
+def _values(f: Facet) -> list[Any]:
+    if f.name == "day":
+        return [None if d is None else d.isoformat() for d in f.values]
+    if f.name == "errors":
+        return [list(v) for v in f.values]
+    return list(f.values)
+
+
+def save(ix: HistoryIndex) -> Path | None:
+    """Write the sidecar of ``ix`` (from a worker thread); None when it is not worth it
+    or the folder cannot be written."""
+    if ix.rows < MIN_ROWS:
+        return None
+    target = sidecar_path(ix.path)
+    rows, end = ix.rows, ix.end
+    try:
+        folder = target.parent
+        folder.mkdir(exist_ok=True)
+        ignore = folder / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("*\n")  # caches, never history: keep them out of git
+        cols = [(name, _raw(col[:rows])) for name, col in _columns(ix)]
+        head = {
+            "end": end,
+            "rows": rows,
+            "lines": ix.lines,
+            "fingerprint": _fingerprint(ix.path, end),
+            "tz": _tz_key(ix),
+            "values": {f.name: _values(f) for f in (ix.verdict, ix.errors, *ix.facets.values())},
+            "user_text": [[r, c, t] for (r, c), t in ix.user_text.items()],
+            "headers": ix.headers,
+            "simulated": sorted(ix.simulated),
+            "columns": [[name, code, len(data)] for name, (code, data) in cols],
+        }
+        blob = orjson.dumps(head)
+        tmp = target.with_suffix(".tmp")
+        with open(tmp, "wb") as fh:
+            fh.write(MAGIC + len(blob).to_bytes(8, "little") + blob)
+            for _, (_, data) in cols:
+                fh.write(data)
+        os.replace(tmp, target)
+    except (OSError, TypeError, orjson.JSONEncodeError):
+        return None
+    return target
+
+
+def _raw(col: Any) -> tuple[str, bytes]:
+    """(typecode, bytes) of a column; a column may grow while it is written, so the
+    caller slices it to the rows first."""
+    if isinstance(col, array):
+        return col.typecode, col.tobytes()
+    return "B", bytes(col)
+
+
+def load(ix: HistoryIndex) -> bool:
+    """Fill an empty ``ix`` from its sidecar when the sidecar still matches the file."""
+    if ix.rows:
+        return False
+    target = sidecar_path(ix.path)
+    try:
+        with open(target, "rb") as fh:
+            if fh.read(len(MAGIC)) != MAGIC:
+                return False
+            head = orjson.loads(fh.read(int.from_bytes(fh.read(8), "little")))
+            end = int(head["end"])
+            if os.path.getsize(ix.path) < end or head["tz"] != _tz_key(ix):
+                return False
+            if head["fingerprint"] != _fingerprint(ix.path, end):
+                return False
+            cols = {}
+            for name, code, size in head["columns"]:
+                data = fh.read(size)
+                cols[name] = bytearray(data) if code == "B" else array(code, data)
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    _fill(ix, head, cols)
+    return True
+
+
+def _fill(ix: HistoryIndex, head: dict[str, Any], cols: dict[str, Any]) -> None:
+    values = head["values"]
+    for f in (ix.verdict, ix.errors, *ix.facets.values()):
+        f.values.clear()
+        f.ids.clear()
+        vals = values[f.name]
+        if f.name == "day":
+            vals = [None if d is None else date.fromisoformat(d) for d in vals]
+        elif f.name == "errors":
+            vals = [tuple(v) for v in vals]
+        f.extend(vals)  # interns them in order: code i is values[i]
+        name = f.name if f in (ix.verdict, ix.errors) else f"facet:{f.name}"
+        f.codes = cols[name]
+    assert ix.verdict.values[: len(VERDICTS)] == list(VERDICTS)
+    ix.offsets, ix.times = cols["offsets"], cols["times"]
+    ix.latency, ix.attempt = cols["latency"], cols["attempt"]
+    ix.user_text = {(r, c): t for r, c, t in head["user_text"]}
+    ix.headers = head["headers"]
+    ix.simulated = {(p, m) for p, m in head["simulated"]}
+    ix.lines = int(head["lines"])
+    ix.end = int(head["end"])
+    ix.rows = int(head["rows"])  # last: the columns are whole

@@ -1,0 +1,175 @@
+"""The attempt detail and the diff of two attempts, pushed over the History screen.
+
+Both read their records in thread workers; every action on an attempt is the History
+screen's (``HistoryActions``), so the list and the detail offer the same keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Protocol
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from toolstand.history import read_record
+from toolstand.tui.widgets.attempt_detail import AttemptDetail
+from toolstand.tui.widgets.attempt_diff import AttemptDiff
+from toolstand.tui.widgets.nav import NavBar
+
+
+class HistoryActions(Protocol):
+    """What the History screen does for an attempt, wherever the key was pressed."""
+
+    path: str | None
+
+    def offset_of(self, row: int) -> int: ...
+    def step(self, row: int, delta: int) -> int | None: ...
+    def mark_row(self, row: int) -> None: ...
+    def diff_row(self, row: int) -> None: ...
+    def promote_row(self, row: int) -> None: ...
+    def rerun_row(self, row: int) -> None: ...
+    def rejudge_row(self, row: int) -> None: ...
+    def copy_row(self, row: int) -> None: ...
+
+
+ATTEMPT_BINDINGS: list[BindingType] = [
+    Binding("m", "act('mark')", "Mark", id="history.mark"),
+    Binding("d", "act('diff')", "Diff with mark", id="history.diff"),
+    Binding("p", "act('promote')", "Promote to case", id="history.promote"),
+    Binding("ctrl+g", "act('rerun')", "Rerun live", id="history.rerun"),
+    Binding("J", "act('rejudge')", "Re-judge", id="history.rejudge"),
+    Binding("y", "act('copy')", "Copy JSON", id="history.copy"),
+]
+
+
+class RecordLoaded(Message):
+    def __init__(self, row: int, rec: dict[str, Any] | None, error: str = "") -> None:
+        super().__init__()
+        self.row, self.rec, self.error = row, rec, error
+
+
+class AttemptScreen(Screen[None]):
+    """One attempt: raw and normalized side by side, the judgement explained."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "app.pop_screen", "Back", id="attempt.back"),
+        Binding("r", "toggle_request", "Request/response", id="attempt.request"),
+        Binding("t", "toggle_turn", "Turn 1/2", id="attempt.turn"),
+        Binding("right_square_bracket", "step(1)", "Next", id="attempt.next"),
+        Binding("left_square_bracket", "step(-1)", "Previous", id="attempt.prev"),
+        *ATTEMPT_BINDINGS,
+    ]
+
+    def __init__(self, history: HistoryActions, row: int) -> None:
+        super().__init__()
+        self.history = history
+        self.row = row
+
+    def compose(self) -> ComposeResult:
+        yield NavBar("history", "attempt · Esc back")
+        yield AttemptDetail(id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._load(self.row)
+
+    @work(thread=True, exclusive=True, group="record", exit_on_error=False)
+    def _load(self, row: int) -> None:
+        assert self.history.path is not None
+        try:
+            rec = read_record(self.history.path, self.history.offset_of(row))
+        except (OSError, ValueError) as exc:
+            self.post_message(RecordLoaded(row, None, str(exc)))
+            return
+        self.post_message(RecordLoaded(row, rec))
+
+    @on(RecordLoaded)
+    def _loaded(self, event: RecordLoaded) -> None:
+        if event.row != self.row:
+            return
+        if event.rec is None:
+            self.notify(f"Cannot read the attempt: {event.error}", severity="error", markup=False)
+            return
+        self.query_one(AttemptDetail).show(event.rec)
+
+    def show_rejudged(self, row: int, new: dict[str, Any]) -> None:
+        """The History screen re-judged ``row``: show the fresh judgement if it is ours."""
+        detail = self.query_one(AttemptDetail)
+        if row == self.row and detail.rec is not None:
+            detail.show(detail.rec, rejudged=new)
+
+    def action_toggle_request(self) -> None:
+        self.query_one(AttemptDetail).toggle_request()
+
+    def action_toggle_turn(self) -> None:
+        if not self.query_one(AttemptDetail).toggle_turn():
+            self.notify("This attempt had no second turn.", markup=False)
+
+    def action_step(self, delta: int) -> None:
+        row = self.history.step(self.row, delta)
+        if row is not None and row != self.row:
+            self.row = row
+            self._load(row)
+
+    def action_act(self, what: str) -> None:
+        getattr(self.history, f"{what}_row")(self.row)
+
+
+class DiffLoaded(Message):
+    def __init__(self, a: dict[str, Any] | None, b: dict[str, Any] | None, error: str) -> None:
+        super().__init__()
+        self.a, self.b, self.error = a, b, error
+
+
+class DiffScreen(Screen[None]):
+    """Two attempts compared field by field; differing fields marked ≠."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "app.pop_screen", "Back", id="diff.back"),
+    ]
+
+    def __init__(self, path: str, offsets: tuple[int, int]) -> None:
+        super().__init__()
+        self.path, self.offsets = path, offsets
+        self.rows: list[Any] = []
+
+    def compose(self) -> ComposeResult:
+        yield NavBar("history", "diff · Esc back")
+        yield Static("", id="diff-head", markup=False)
+        yield AttemptDiff(id="diff", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _load(self) -> None:
+        try:
+            a, b = (read_record(self.path, o) for o in self.offsets)
+        except (OSError, ValueError) as exc:
+            self.post_message(DiffLoaded(None, None, str(exc)))
+            return
+        self.post_message(DiffLoaded(a, b, ""))
+
+    @on(DiffLoaded)
+    def _loaded(self, event: DiffLoaded) -> None:
+        if event.a is None or event.b is None:
+            self.notify(f"Cannot read the attempts: {event.error}", severity="error", markup=False)
+            return
+        self.rows = self.query_one(AttemptDiff).show(event.a, event.b)
+        differ = sum(not r.same for r in self.rows)
+        self.query_one("#diff-head", Static).update(
+            f"A: {_who(event.a)}\nB: {_who(event.b)}\n{differ} of {len(self.rows)} fields differ"
+        )
+        self.query_one(AttemptDiff).focus()
+
+
+def _who(rec: dict[str, Any]) -> str:
+    return (
+        f"{rec.get('provider')}/{rec.get('model')} · {rec.get('mode')} · "
+        f"{rec.get('case_id')} #{rec.get('attempt')} · {rec.get('started_at')}"
+    )

@@ -1,0 +1,409 @@
+"""The History screen: a virtualised list of the attempts of one run file, with filters.
+
+A thread worker grows the index (history_index) and posts coalescing progress messages;
+another runs each query (history_query) over the rows indexed so far, then over each
+batch of new rows, so the list paints before indexing ends and follows a live file.
+The screen owns the state (index, query, result) and routes messages; nothing here
+reads the file on the UI thread.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, SelectionList, Static
+from textual.worker import get_current_worker
+
+from toolstand import history_sidecar as sidecar
+from toolstand.history import read_record
+from toolstand.history_files import list_run_files
+from toolstand.history_index import HistoryIndex
+from toolstand.history_query import Query, QueryResult, run_query
+from toolstand.tui.screens.attempt import ATTEMPT_BINDINGS, AttemptScreen, DiffScreen
+from toolstand.tui.screens.history_actions import AttemptActions
+from toolstand.tui.screens.run_picker import RunPicker
+from toolstand.tui.widgets.attempt_list import AttemptList
+from toolstand.tui.widgets.filter_bar import LISTED, FilterBar
+from toolstand.tui.widgets.nav import NavBar
+
+if TYPE_CHECKING:
+    from toolstand.tui.app import ToolstandApp
+
+FIRST_BYTES = 1 << 18  # the first batch is small: the list paints after a few ms
+BATCH_BYTES = 1 << 22
+POLL_S = 1.0
+QUERY_SLICE = 1 << 17  # rows per query pass
+PROGRESS_S = 0.25
+
+
+def today() -> date:
+    """The local date "today" means (tests replace it)."""
+    return datetime.now().date()
+
+
+class HistoryScreen(AttemptActions, Screen[None]):
+    CSS_PATH = "../history.tcss"
+    AUTO_FOCUS = "#attempts"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "open_file", "Open file", id="history.open_file"),
+        Binding("f", "filters", "Filters", id="history.filters"),
+        Binding("slash", "search", "Search", id="history.search"),
+        Binding("x", "clear_filters", "Clear filters", id="history.clear"),
+        Binding("F", "failures", "Failures only", show=False, id="history.failures"),
+        Binding("T", "cycle_time", "Today / yesterday", show=False, id="history.time"),
+        Binding("escape", "focus_list", "Back to the list", show=False, id="history.list"),
+        *[
+            Binding(b.key, b.action.replace("act(", "act_current("), b.description, id=b.id)
+            for b in ATTEMPT_BINDINGS
+            if isinstance(b, Binding)
+        ],
+    ]
+
+    class Progress(Message):
+        """The index grew (or finished); replaces any older one still queued."""
+
+        def __init__(self, index: HistoryIndex, done: bool) -> None:
+            super().__init__()
+            self.index, self.done = index, done
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, HistoryScreen.Progress) and message.index is self.index
+
+    class Failed(Message):
+        def __init__(self, index: HistoryIndex | None, reason: str) -> None:
+            super().__init__()
+            self.index, self.reason = index, reason
+
+    class Queried(Message):
+        def __init__(self, index: HistoryIndex, result: QueryResult, full: bool) -> None:
+            super().__init__()
+            self.index, self.result, self.full = index, result, full
+
+    class Chosen(Message):
+        def __init__(self, path: str | None) -> None:
+            super().__init__()
+            self.path = path
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.path: str | None = None
+        self.index: HistoryIndex | None = None
+        self.query_: Query = Query()
+        self.result: QueryResult | None = None
+        self.indexing = False
+        self.querying = False
+        self.marked: int | None = None
+
+    @property
+    def tapp(self) -> ToolstandApp:
+        return cast("ToolstandApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield NavBar("history")
+        yield Static("no history open · o opens one", id="history-status", markup=False)
+        with Horizontal(id="history-body"):
+            yield FilterBar(today, id="history-filters")
+            with Vertical(id="list-box"):
+                yield AttemptList(id="attempts")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(FilterBar).display = False
+        wanted = getattr(self.app, "history_path", None)
+        if wanted:
+            self.open(str(wanted))
+        else:
+            self._newest()
+        self.set_interval(POLL_S, self._poll)
+
+    @work(thread=True, exclusive=True, group="pick", exit_on_error=False)
+    def _newest(self) -> None:
+        files = list_run_files(self.tapp.project.runs_dir)
+        self.post_message(self.Chosen(files[0].path if files else None))
+
+    @on(Chosen)
+    def _chosen(self, event: Chosen) -> None:
+        if event.path and self.path is None:
+            self.open(event.path)
+
+    # --- opening and indexing ----------------------------------------------------------
+
+    def open(self, path: str) -> None:
+        """Show ``path``: a fresh index, grown by a thread worker."""
+        self.path = path
+        self.app.history_path = path  # type: ignore[attr-defined]  # the Report screen's default
+        self.index = HistoryIndex(path)
+        self.result = None
+        self.marked = None
+        lst = self.query_one(AttemptList)
+        lst.mark(None)
+        lst.follow = False
+        lst.cursor = 0
+        lst.show(self.index)
+        self.query_one(NavBar).set_detail(Path(path).name)
+        self._grow(self.index)
+
+    def _poll(self) -> None:
+        """Follow a file still being written: the worker stats it and reads the new tail."""
+        if self.index is not None and not self.indexing:
+            self._grow(self.index)
+
+    def _grow(self, ix: HistoryIndex) -> None:
+        self.indexing = True
+        self._index_worker(ix)
+
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def _index_worker(self, ix: HistoryIndex) -> None:
+        worker = get_current_worker()
+        if ix.end == 0 and sidecar.load(ix):
+            ix.persisted = ix.rows
+            self.post_message(self.Progress(ix, False))
+        budget = FIRST_BYTES if ix.rows == 0 else BATCH_BYTES
+        try:
+            size = ix.size()
+            if size < ix.end:
+                self.post_message(self.Failed(ix, "the file shrank: it was replaced; reopening"))
+                return
+            posted, last = False, 0.0
+            while not worker.is_cancelled:
+                before, tail = ix.end, ix.tail
+                ix.update(max_bytes=budget)
+                budget = BATCH_BYTES
+                moved = ix.end != before or ix.tail != tail
+                done = ix.end >= size or not moved
+                # a few repaints a second: each one costs the UI thread a layout pass
+                now = time.monotonic()
+                if not posted or done or (moved and now - last >= PROGRESS_S):
+                    self.post_message(self.Progress(ix, done))
+                    posted, last = True, now
+                if done:
+                    if ix.rows > ix.persisted * 1.25 and sidecar.save(ix) is not None:
+                        ix.persisted = ix.rows  # the next session starts from here
+                    return
+        except OSError as exc:
+            self.post_message(self.Failed(ix, f"cannot read {ix.path}: {exc.strerror}"))
+
+    @on(Progress)
+    def _progress(self, event: Progress) -> None:
+        if event.index is not self.index:
+            return
+        self.indexing = not event.done
+        if not self.query_.active:
+            self.query_one(AttemptList).grew()  # every row shows: no need to wait for counts
+        self._refresh_rows()
+        self._status()
+
+    @on(Failed)
+    def _failed(self, event: Failed) -> None:
+        if event.index is not self.index:
+            return
+        self.indexing = False
+        self.notify(event.reason, severity="error", markup=False)
+        if "reopening" in event.reason and self.path:
+            self.open(self.path)
+
+    # --- querying ----------------------------------------------------------------------
+
+    def _refresh_rows(self) -> None:
+        """Bring the result up to the rows indexed now (a query over the new rows only)."""
+        ix = self.index
+        if ix is None or self.querying:
+            return
+        start = 0 if self.result is None else self.result.end
+        if start < ix.rows:
+            self.querying = True
+            self._query_worker(ix, self.query_, start, start == 0)
+
+    @work(thread=True, exclusive=True, group="query", exit_on_error=False)
+    def _query_worker(self, ix: HistoryIndex, q: Query, start: int, full: bool) -> None:
+        worker = get_current_worker()
+        end = ix.rows
+        # in slices: each C-level pass holds the GIL, and the UI thread needs it to paint
+        result = run_query(ix, q, start, min(end, start + QUERY_SLICE))
+        while result.end < end and not worker.is_cancelled:
+            result.extend(run_query(ix, q, result.end, min(end, result.end + QUERY_SLICE)))
+        if not worker.is_cancelled:
+            self.post_message(self.Queried(ix, result, full))
+
+    @on(Queried)
+    def _queried(self, event: Queried) -> None:
+        if event.index is not self.index or event.result.query != self.query_:
+            return
+        self.querying = False
+        lst = self.query_one(AttemptList)
+        if event.full or self.result is None:
+            self.result = event.result
+            lst.show(event.index, self.result.rows if self.query_.active else None)
+        elif event.result.start == self.result.end:
+            self.result.extend(event.result)
+            lst.view = self.result.rows if self.query_.active else None
+            lst.grew()
+        self._counts()
+        self._status()
+        self._refresh_rows()
+
+    @on(FilterBar.Changed)
+    def _filter(self, event: FilterBar.Changed) -> None:
+        self.set_query(event.query)
+
+    def set_query(self, q: Query) -> None:
+        """Show the rows matching ``q`` (counted and listed by a worker)."""
+        self.query_ = q
+        self.result = None
+        self.querying = False
+        self._refresh_rows()
+        self._status()
+
+    def _counts(self) -> None:
+        ix, result = self.index, self.result
+        # a hidden panel is filled when it opens; choose() lists values it has not seen
+        if ix is None or result is None or not self.query_one(FilterBar).display:
+            return
+        known: dict[str, list[Any]] = {
+            "verdict": list(ix.verdict.values[:3]),
+            "error": sorted({c for codes in ix.errors.values for c in codes}),
+            "run": ix.facets["run"].values,
+        }
+        for f in LISTED:
+            if f not in known:
+                known[f] = ix.facets[f].values
+        self.query_one(FilterBar).show_counts(result.counts, known)
+
+    def _status(self) -> None:
+        ix = self.index
+        if ix is None:
+            return
+        parts = [f"{ix.rows:,} attempts"]
+        if self.indexing:
+            size = max(1, ix.size_hint)
+            parts.append(f"indexing {100 * ix.end // size}%")
+        if self.result is not None and self.query_.active:
+            parts.append(f"{len(self.result.rows):,} match: {self.query_.describe()}")
+        elif self.query_.active:
+            parts.append(f"filtering: {self.query_.describe()}")
+        if self.marked is not None:
+            parts.append("1 marked")
+        warnings = ix.all_warnings()
+        if warnings:
+            parts.append(f"⚠ {warnings[-1].message} ({len(warnings)})")
+        self.query_one("#history-status", Static).update(" · ".join(parts))
+
+    # --- keys --------------------------------------------------------------------------
+
+    def action_open_file(self) -> None:
+        def chosen(path: str | None) -> None:
+            if path:
+                self.open(path)
+
+        self.app.push_screen(RunPicker(self.tapp.project.runs_dir, self.path), chosen)
+
+    def action_filters(self) -> None:
+        bar = self.query_one(FilterBar)
+        bar.display = not bar.display
+        if bar.display:
+            self._counts()
+            first = bar.query_one("#f-verdict", SelectionList)
+            if first.highlighted is None and first.option_count:
+                first.highlighted = 0
+            first.focus()
+        else:
+            self.action_focus_list()
+
+    def action_search(self) -> None:
+        bar = self.query_one(FilterBar)
+        if not bar.display:
+            bar.display = True
+            self._counts()
+        bar.query_one("#f-text", Input).focus()
+
+    def action_clear_filters(self) -> None:
+        self.query_one(FilterBar).clear()
+
+    def action_failures(self) -> None:
+        bar = self.query_one(FilterBar)
+        bar.choose("verdict", set() if self.query_.verdict == {"fail"} else {"fail"})
+
+    def action_cycle_time(self) -> None:
+        order = ("any", "today", "yesterday")
+        bar = self.query_one(FilterBar)
+        current = str(bar.query_one("#f-time").value)  # type: ignore[attr-defined]
+        nxt = order[(order.index(current) + 1) % 3] if current in order else "any"
+        bar.set_time(nxt)
+
+    def action_focus_list(self) -> None:
+        self.query_one(AttemptList).focus()
+
+    @on(AttemptList.Chosen)
+    def _open_attempt(self, event: AttemptList.Chosen) -> None:
+        self.app.push_screen(AttemptScreen(self, event.row))
+
+    def action_act_current(self, what: str) -> None:
+        row = self.query_one(AttemptList).current_row
+        if row is None:
+            self.notify("No attempt under the cursor.", markup=False)
+            return
+        getattr(self, f"{what}_row")(row)
+
+    # --- what the detail screen asks ---------------------------------------------------
+
+    def offset_of(self, row: int) -> int:
+        assert self.index is not None
+        return self.index.offsets[row]
+
+    def step(self, row: int, delta: int) -> int | None:
+        lst = self.query_one(AttemptList)
+        if lst.current_row != row:
+            return row
+        return lst.neighbour(delta)
+
+    def mark_row(self, row: int) -> None:
+        self.marked = None if self.marked == row else row
+        self.query_one(AttemptList).mark(self.marked)
+        self._status()
+        if self.marked is not None:
+            self.notify("Marked. Press d on another attempt to diff them.", markup=False)
+
+    def diff_row(self, row: int) -> None:
+        if self.marked is None or self.path is None:
+            self.notify("Mark an attempt first (m), then press d on another.", markup=False)
+            return
+        if self.marked == row:
+            self.notify("That is the marked attempt: choose another.", markup=False)
+            return
+        self.app.push_screen(
+            DiffScreen(self.path, (self.offset_of(self.marked), self.offset_of(row)))
+        )
+
+    def load_record(self, row: int, then: Callable[[dict[str, Any]], None]) -> None:
+        """Read one record in a thread worker, then call ``then`` on the UI thread."""
+        assert self.path is not None
+        self._read(self.path, self.offset_of(row), then)
+
+    @work(thread=True, group="records", exit_on_error=False)
+    def _read(self, path: str, offset: int, then: Callable[[dict[str, Any]], None]) -> None:
+        try:
+            rec = read_record(path, offset)
+        except (OSError, ValueError) as exc:
+            self.app.call_from_thread(
+                self.notify, f"Cannot read the attempt: {exc}", severity="error", markup=False
+            )
+            return
+        self.app.call_from_thread(then, rec)
+
+    def palette_commands(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+        yield ("History: show failures only", "verdict = fail (F)", self.action_failures)
+        yield ("History: today's attempts", "time = today", lambda: self._time("today"))
+        yield ("History: yesterday's attempts", "time = yesterday", lambda: self._time("yesterday"))
+
+    def _time(self, preset: str) -> None:
+        self.query_one(FilterBar).set_time(preset)

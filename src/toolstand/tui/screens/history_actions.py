@@ -1,0 +1,158 @@
+"""What the History screen does with one attempt: promote it to a regression case, rerun
+it live, re-judge it with the current code, copy it as JSON.
+
+A mixin of HistoryScreen, kept apart so the screen module stays about the list. Records
+are read by the screen's thread worker (``load_record``); re-judging runs in a thread too.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+import orjson
+from textual import work
+from textual.widgets import Select
+
+from toolstand.cases import CaseFile
+from toolstand.rejudge import rejudge_record
+from toolstand.tui.templates import unique_id
+from toolstand.tui.widgets.attempt_detail import verdict_line
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from toolstand.history_index import HistoryIndex
+    from toolstand.tui.app import ToolstandApp
+
+
+def promoted_case(rec: dict[str, Any], casefile: CaseFile) -> tuple[dict[str, Any], str]:
+    """A new regression case from an attempt: the case's conversation and expectation
+    under a fresh id, noting where it came from. Also says what was taken from where."""
+    cid = str(rec.get("case_id"))
+    taken = set(casefile.by_id())
+    source = next((ln for ln in casefile.lines if ln.case is not None and ln.case.id == cid), None)
+    where = (
+        f"regression from {rec.get('provider')}/{rec.get('model')} {rec.get('mode')} "
+        f"#{rec.get('attempt')} of run {rec.get('run_id')}: {verdict_line(rec)}"
+    )
+    if source is None:
+        data: dict[str, Any] = {"id": "", "user": rec.get("user") or "", "expect": {"kind": "text"}}
+        said = f"case {cid} is not in {casefile.path}: expectation left for you to fill in"
+    else:
+        data = copy.deepcopy(orjson.loads(source.text))
+        said = f"expectation copied from {cid}"
+        if isinstance(rec.get("user"), str) and "user" in data and rec["user"] != data["user"]:
+            data["user"] = rec["user"]  # the message as it was sent then
+            said += "; user message as recorded"
+    data["id"] = unique_id(f"{cid}_regression", taken)
+    data["note"] = where
+    return data, said
+
+
+class AttemptActions:
+    """Promote, rerun, re-judge and copy, for HistoryScreen."""
+
+    index: HistoryIndex | None
+    app: App[Any]
+    load_record: Callable[[int, Callable[[dict[str, Any]], None]], None]
+    notify: Callable[..., None]
+
+    @property
+    def _tapp(self) -> ToolstandApp:
+        return cast("ToolstandApp", self.app)
+
+    def promote_row(self, row: int) -> None:
+        self.load_record(row, self._promote)
+
+    def _promote(self, rec: dict[str, Any]) -> None:
+        data, said = promoted_case(rec, self._tapp.project.casefile)
+        self.app.run_worker(self._open_in_cases(data, said), exclusive=True, group="promote")
+
+    async def _open_in_cases(self, data: dict[str, Any], said: str) -> None:
+        await self.app.switch_mode("cases")
+        opener = getattr(self.app.screen, "open_new", None)
+        if not callable(opener):
+            self.app.notify("The Cases screen cannot take a new case.", severity="error")
+            return
+        opener(data)
+        self.app.notify(f"New case {data['id']}: {said}. Ctrl+S saves it.", markup=False)
+
+    def rerun_row(self, row: int) -> None:
+        ix = self.index
+        if ix is None:
+            return
+        case_id = str(ix.value("case", row))
+        provider, model = str(ix.value("provider", row)), str(ix.value("model", row))
+        mode = str(ix.value("mode", row))
+        project = self._tapp.project
+        if case_id not in project.casefile.by_id():
+            self.notify(f"Case {case_id} is not in {project.cases_path.name}.", severity="error")
+            return
+        runs = project.config.runs if project.config is not None else []
+        target = next(
+            (i for i, r in enumerate(runs) if r.provider == provider and r.model == model), None
+        )
+        if target is None:
+            self.notify(f"{provider}/{model} is not a configured run.", severity="error")
+            return
+        self.app.run_worker(self._open_in_run(case_id, target, mode), exclusive=True, group="rerun")
+
+    async def _open_in_run(self, case_id: str, target: int, mode: str) -> None:
+        # the Run screen reads the case from the app; target and mode are its own selects
+        self._tapp.selected_case_id = case_id
+        await self.app.switch_mode("run")
+        screen = self.app.screen
+        screen.query_one("#run-target", Select).value = target
+        screen.query_one("#run-mode", Select).value = mode
+        self.app.call_after_refresh(screen.run_action, "run")
+
+    def rejudge_row(self, row: int) -> None:
+        self.load_record(row, lambda rec: self._rejudge(row, rec))
+
+    def _rejudge(self, row: int, rec: dict[str, Any]) -> None:
+        project = self._tapp.project
+        case = project.casefile.by_id().get(str(rec.get("case_id")))
+        if case is None:
+            self.notify(
+                f"Case {rec.get('case_id')} is not in {project.cases_path.name}: cannot re-judge.",
+                severity="error",
+                markup=False,
+            )
+            return
+        self._rejudge_worker(row, rec, case, project.contract)
+
+    @work(thread=True, group="rejudge", exit_on_error=False)
+    def _rejudge_worker(self, row: int, rec: dict[str, Any], case: Any, contract: Any) -> None:
+        try:
+            new = rejudge_record(rec, case, contract)
+        except Exception as exc:  # an adapter that cannot parse an old body: say so, go on
+            self.app.call_from_thread(
+                self.notify, f"Re-judging failed: {exc}", severity="error", markup=False
+            )
+            return
+        self.app.call_from_thread(self._rejudged, row, rec, new)
+
+    def _rejudged(self, row: int, rec: dict[str, Any], new: dict[str, Any]) -> None:
+        before, after = verdict_line(rec), verdict_line(new)
+        if before == after:
+            self.notify(f"Re-judged: verdict unchanged ({after}).", markup=False)
+        else:
+            self.notify(f"Re-judged: {before} → {after}", severity="warning", markup=False)
+        for screen in self.app.screen_stack:
+            show = getattr(screen, "show_rejudged", None)
+            if callable(show):
+                show(row, new)
+
+    def copy_row(self, row: int) -> None:
+        self.load_record(row, self._copy)
+
+    def _copy(self, rec: dict[str, Any]) -> None:
+        # records carry no API keys (the runner scrubs them); the text is the record as is
+        text = orjson.dumps(rec, option=orjson.OPT_INDENT_2).decode()
+        self.app.copy_to_clipboard(text)
+        self.notify(
+            f"Copied {rec.get('case_id')} #{rec.get('attempt')} as JSON ({len(text):,} chars).",
+            markup=False,
+        )

@@ -1,0 +1,166 @@
+"""The Report screen: the metrics of one run file, computed by metrics.compute_files in a
+thread worker (its fast path), shown by ReportView, exported by report.py."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from toolstand.history_files import list_run_files
+from toolstand.metrics import Report, compute_files
+from toolstand.report import dumps_json, write_errors_csv
+from toolstand.tui.screens.run_picker import RunPicker
+from toolstand.tui.widgets.nav import NavBar
+from toolstand.tui.widgets.report_view import ReportView
+
+if TYPE_CHECKING:
+    from toolstand.tui.app import ToolstandApp
+
+
+def export_paths(runs_dir: Path, history: str) -> tuple[Path, Path]:
+    """Where the exports of ``history`` go: runs/<stem>.report.json and .errors.csv."""
+    stem = Path(history).stem
+    return runs_dir / f"{stem}.report.json", runs_dir / f"{stem}.errors.csv"
+
+
+class ReportScreen(Screen[None]):
+    CSS_PATH = "../history.tcss"
+    AUTO_FOCUS = "#metric-table"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "open_file", "Open file", id="report.open_file"),
+        Binding("e", "export_json", "Export JSON", id="report.export_json"),
+        Binding("c", "export_csv", "Export CSV", id="report.export_csv"),
+        Binding("ctrl+l", "recompute", "Recompute", id="report.recompute"),
+    ]
+
+    class Computed(Message):
+        def __init__(self, path: str, report: Report | None, error: str = "") -> None:
+            super().__init__()
+            self.path, self.report, self.error = path, report, error
+
+    class Exported(Message):
+        def __init__(self, text: str, ok: bool) -> None:
+            super().__init__()
+            self.text, self.ok = text, ok
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.path: str | None = None
+        self.report: Report | None = None
+
+    @property
+    def tapp(self) -> ToolstandApp:
+        return cast("ToolstandApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield NavBar("report")
+        yield Static("no history open · o opens one", id="report-status", markup=False)
+        yield ReportView(id="report")
+        yield Footer()
+
+    def on_screen_resume(self) -> None:
+        # follow the file the History screen has open, if it changed
+        wanted = getattr(self.app, "history_path", None)
+        if wanted and wanted != self.path:
+            self.open(str(wanted))
+        elif self.path is None:
+            self._newest()
+
+    @work(thread=True, exclusive=True, group="pick", exit_on_error=False)
+    def _newest(self) -> None:
+        files = list_run_files(self.tapp.project.runs_dir)
+        if files:
+            self.app.call_from_thread(self.open, files[0].path)
+        else:
+            self.app.call_from_thread(self._say, f"no *.jsonl in {self.tapp.project.runs_dir}")
+
+    def _say(self, text: str) -> None:
+        self.query_one("#report-status", Static).update(text)
+
+    def open(self, path: str) -> None:
+        self.path = path
+        self.query_one(NavBar).set_detail(Path(path).name)
+        self._say(f"computing the metrics of {Path(path).name} …")
+        self._compute(path)
+
+    @work(thread=True, exclusive=True, group="compute", exit_on_error=False)
+    def _compute(self, path: str) -> None:
+        try:
+            report = compute_files([path], collect_failures=True)
+        except OSError as exc:
+            self.post_message(self.Computed(path, None, f"cannot read {path}: {exc.strerror}"))
+            return
+        self.post_message(self.Computed(path, report))
+
+    @on(Computed)
+    def _computed(self, event: Computed) -> None:
+        if event.path != self.path:
+            return
+        if event.report is None:
+            self._say(event.error)
+            self.notify(event.error, severity="error", markup=False)
+            return
+        self.report = event.report
+        self.query_one(ReportView).show(event.report)
+        warned = f" · {len(event.report.warnings)} warnings" if event.report.warnings else ""
+        self._say(f"{Path(event.path).name}: metrics per provider × model × mode{warned}")
+
+    # --- keys --------------------------------------------------------------------------
+
+    def action_open_file(self) -> None:
+        def chosen(path: str | None) -> None:
+            if path:
+                self.app.history_path = path  # type: ignore[attr-defined]
+                self.open(path)
+
+        self.app.push_screen(RunPicker(self.tapp.project.runs_dir, self.path), chosen)
+
+    def action_recompute(self) -> None:
+        if self.path:
+            self.open(self.path)
+
+    def action_export_json(self) -> None:
+        self._export("json")
+
+    def action_export_csv(self) -> None:
+        self._export("csv")
+
+    def _export(self, kind: str) -> None:
+        if self.report is None or self.path is None:
+            self.notify("Nothing to export yet.", markup=False)
+            return
+        self._write(kind, self.report, self.path)
+
+    @work(thread=True, group="export", exit_on_error=False)
+    def _write(self, kind: str, report: Report, history: str) -> None:
+        runs = self.tapp.project.runs_dir
+        json_path, csv_path = export_paths(runs, history)
+        try:
+            runs.mkdir(parents=True, exist_ok=True)
+            if kind == "json":
+                json_path.write_bytes(dumps_json(report))
+                text = f"Exported the JSON report to {json_path}"
+            else:
+                with open(csv_path, "w", newline="", encoding="utf-8") as fh:
+                    n = write_errors_csv(report, fh)
+                text = f"Exported {n} error rows to {csv_path}"
+        except OSError as exc:
+            self.post_message(self.Exported(f"Export failed: {exc}", False))
+            return
+        self.post_message(self.Exported(text, True))
+
+    @on(Exported)
+    def _exported(self, event: Exported) -> None:
+        self.notify(event.text, severity="information" if event.ok else "error", markup=False)
+
+    def palette_commands(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+        yield ("Report: export JSON", "to runs/<name>.report.json (e)", self.action_export_json)
+        yield ("Report: export error CSV", "to runs/<name>.errors.csv (c)", self.action_export_csv)

@@ -1,0 +1,154 @@
+"""One attempt in full: raw response (or request) beside the normalized decision, and the
+judgement with every error explained. Read-only; the record comes from a worker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Static, TextArea
+
+from toolstand.history_shape import error_code
+
+
+def pretty(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else orjson.dumps(value).decode()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def verdict_line(rec: dict[str, Any]) -> str:
+    """``pass``, ``fail [codes]`` or the transport failure of a record."""
+    te = rec.get("transport_error")
+    if isinstance(te, dict):
+        return f"transport error {te.get('code')}"
+    j = rec.get("judgement")
+    if not isinstance(j, dict):
+        return "not judged"
+    codes = [error_code(e) for e in j.get("errors") or []]
+    return f"{j.get('verdict')}" + (f" [{', '.join(codes)}]" if codes else "")
+
+
+def explain(rec: dict[str, Any]) -> list[str]:
+    """The judgement as lines a person reads: each error with where, expected and
+    actual; each call's repair classification and the repairs applied."""
+    out: list[str] = []
+    te = rec.get("transport_error")
+    if isinstance(te, dict):
+        out.append(f"transport error {te.get('code')} (status {te.get('status')}): no verdict")
+        out.append(f"  {te.get('message')}")
+        out.append("  left out of every quality denominator")
+    j = rec.get("judgement")
+    if not isinstance(j, dict):
+        return out or ["not judged"]
+    out.append(f"verdict: {verdict_line(rec)}")
+    for e in j.get("errors") or []:
+        where = [f"turn {e.get('turn', 1)}"]
+        if e.get("call_index") is not None:
+            where.append(f"call {e['call_index']}")
+        if e.get("path"):
+            where.append(f"at {e['path']}")
+        out.append(f"✗ {error_code(e)} ({', '.join(where)})")
+        if e.get("message"):
+            out.append(f"    {e['message']}")
+        if "expected" in e or "actual" in e:
+            out.append(
+                f"    expected {_short(e.get('expected'))} · actual {_short(e.get('actual'))}"
+            )
+    for c in j.get("calls") or []:
+        line = f"call {c.get('index')} {c.get('name')}: {c.get('repair')}"
+        flags = [k for k in ("exact", "normalized") if c.get(k)]
+        if c.get("unsafe"):
+            flags.append("UNSAFE")
+        if flags:
+            line += f" ({', '.join(flags)})"
+        out.append(line)
+        for r in c.get("repairs") or []:
+            out.append(
+                f"    repair {r.get('rule')} at {r.get('path')}: "
+                f"{_short(r.get('from'), 30)} → {_short(r.get('to'), 30)}"
+            )
+    if j.get("flags"):
+        out.append(f"flags: {', '.join(map(str, j['flags']))}")
+    st = rec.get("second_turn")
+    if isinstance(st, dict):
+        sj = st.get("judgement") or {}
+        ste = st.get("transport_error")
+        state = f"transport error {ste.get('code')}" if isinstance(ste, dict) else (
+            "passed" if sj.get("passed") else "failed"
+        )  # fmt: skip
+        out.append(f"second turn: {state}")
+    return out
+
+
+class AttemptDetail(Vertical):
+    """Left: the raw response (or the request); right: the decision; below: the judgement."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rec: dict[str, Any] | None = None
+        self.rejudged: dict[str, Any] | None = None
+        self.turn = 1
+        self.show_request = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="detail-head", markup=False)
+        with Horizontal(id="detail-panes"):
+            with Vertical(classes="pane", id="pane-raw"):
+                yield TextArea("", language="json", read_only=True, id="detail-raw")
+            with Vertical(classes="pane", id="pane-decision"):
+                yield TextArea("", language="json", read_only=True, id="detail-decision")
+        with VerticalScroll(id="detail-judgement", classes="pane"):
+            yield Static("", id="detail-explain", markup=False)
+
+    def show(self, rec: dict[str, Any], rejudged: dict[str, Any] | None = None) -> None:
+        self.rec, self.rejudged = rec, rejudged
+        if self.turn == 2 and not isinstance(rec.get("second_turn"), dict):
+            self.turn = 1
+        self._fill()
+
+    def toggle_request(self) -> None:
+        self.show_request = not self.show_request
+        self._fill()
+
+    def toggle_turn(self) -> bool:
+        """Switch between the turns; False when the attempt had no second turn."""
+        if self.rec is None or not isinstance(self.rec.get("second_turn"), dict):
+            return False
+        self.turn = 2 if self.turn == 1 else 1
+        self._fill()
+        return True
+
+    def _fill(self) -> None:
+        rec = self.rec
+        if rec is None:
+            return
+        turn = rec if self.turn == 1 else rec.get("second_turn") or {}
+        raw = turn.get("request") if self.show_request else turn.get("response")
+        what = "request" if self.show_request else "raw response"
+        self.query_one("#pane-raw").border_title = f"{what} · turn {self.turn}"
+        self.query_one("#pane-decision").border_title = f"normalized decision · turn {self.turn}"
+        self.query_one("#detail-raw", TextArea).load_text(pretty(raw))
+        self.query_one("#detail-decision", TextArea).load_text(pretty(turn.get("decision")))
+        head = (
+            f"{rec.get('provider')}/{rec.get('model')} · {rec.get('mode')} · "
+            f"{rec.get('case_id')} #{rec.get('attempt')} · {verdict_line(rec)} · "
+            f"{rec.get('started_at')}"
+        )
+        self.query_one("#detail-head", Static).update(head)
+        lines = explain(rec)
+        if self.rejudged is not None:
+            before, after = verdict_line(rec), verdict_line(self.rejudged)
+            change = "unchanged" if before == after else f"CHANGED {before} → {after}"
+            lines = [f"re-judged with the current code: {change}", *explain(self.rejudged)]
+            self.query_one("#detail-judgement").border_title = "judgement (re-judged now)"
+        else:
+            self.query_one("#detail-judgement").border_title = "judgement (as recorded)"
+        if rec.get("user"):
+            lines.append(f"user: {rec['user']}")
+        self.query_one("#detail-explain", Static).update("\n".join(lines))

@@ -1,0 +1,298 @@
+"""The virtualised attempt list: a ScrollView painting rows straight from the index.
+
+Nothing is read from disk to paint: every cell comes from the index's columns, so a
+million rows scroll as fast as twenty, and rows appear while the index still grows.
+Painted rows live in a small LRU cache keyed by row, width and state.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from toolstand.history_index import HistoryIndex
+
+# (title, minimum width, share of the width left over); a share of 0 keeps the minimum
+COLUMNS: tuple[tuple[str, int, int], ...] = (
+    ("time", 14, 0),
+    ("provider", 8, 0),
+    ("model", 12, 1),
+    ("case", 12, 3),
+    ("mode", 8, 0),
+    ("#", 2, 0),
+    ("verdict", 7, 0),
+    ("errors", 10, 3),
+    ("latency", 7, 0),
+)
+# what gives way, in turn, when the width is short: the provider, the date, the latency
+FALLBACKS: tuple[dict[str, int | None], ...] = (
+    {},
+    {"provider": None},
+    {"provider": None, "time": 8},
+    {"provider": None, "time": 8, "latency": None},
+    {"provider": None, "time": 8, "latency": None, "#": None, "verdict": 4},
+)
+
+
+def layout(width: int) -> list[tuple[str, int]]:
+    """The columns shown at ``width`` cells and their widths (one space between)."""
+    for change in FALLBACKS:
+        cols = [
+            (t, change.get(t, least), share)
+            for t, least, share in COLUMNS
+            if t not in change or change[t] is not None
+        ]
+        fixed = sum(int(c[1] or 0) for c in cols) + len(cols)  # a space each, and the mark
+        if fixed <= width:
+            break
+    spare = max(0, width - fixed)
+    shares = sum(c[2] for c in cols) or 1
+    return [(t, int(least or 0) + spare * share // shares) for t, least, share in cols]
+
+
+def _fit(text: str, width: int, right: bool = False) -> str:
+    if len(text) > width:
+        return text[: max(0, width - 1)] + "…"
+    return text.rjust(width) if right else text.ljust(width)
+
+
+class AttemptList(ScrollView, can_focus=True):
+    """Rows of a HistoryIndex, all of them or those a query picked."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move(-1)", "Up", show=False),
+        Binding("down,j", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "jump(0)", "First", show=False),
+        Binding("end", "jump(-1)", "Last (follow)", show=False),
+        Binding("enter", "choose", "Open", id="history.open_attempt"),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "attempt-list--header",
+        "attempt-list--cursor",
+        "attempt-list--pass",
+        "attempt-list--fail",
+        "attempt-list--error",
+        "attempt-list--mark",
+        "attempt-list--dim",
+    }
+    DEFAULT_CSS = """
+    AttemptList { height: 1fr; overflow-x: hidden; }
+    AttemptList > .attempt-list--header { text-style: bold; color: $text-muted; }
+    AttemptList > .attempt-list--cursor { background: $block-cursor-blurred-background; }
+    AttemptList:focus > .attempt-list--cursor {
+        background: $block-cursor-background; color: $block-cursor-foreground;
+    }
+    AttemptList > .attempt-list--pass { color: $success; }
+    AttemptList > .attempt-list--fail { color: $error; text-style: bold; }
+    AttemptList > .attempt-list--error { color: $warning; }
+    AttemptList > .attempt-list--mark { color: $accent; text-style: bold; }
+    AttemptList > .attempt-list--dim { color: $text-muted; }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+
+    class Chosen(Message):
+        """Enter (or a click) on a row: ``row`` is the index row number."""
+
+        def __init__(self, row: int) -> None:
+            super().__init__()
+            self.row = row
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.index: HistoryIndex | None = None
+        self.view: array[int] | None = None  # None: every indexed row
+        self.marked: int | None = None  # an index row marked for a diff
+        self.follow = True  # keep the cursor on the newest row while it grows
+        self._cache: LRUCache[tuple[int, int, int], Strip] = LRUCache(512)
+        self._width = 80
+        self._layout: list[tuple[str, int]] = layout(80)
+
+    # --- what is shown -----------------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        if self.index is None:
+            return 0
+        return self.index.rows if self.view is None else len(self.view)
+
+    def show(self, index: HistoryIndex | None, view: array[int] | None = None) -> None:
+        """Show ``index`` (all rows, or the rows in ``view``); keeps the cursor's row."""
+        keep = self.current_row
+        self.index, self.view = index, view
+        self._cache.clear()
+        self._resize()
+        if keep is not None and view is not None:
+            self.cursor = _bisect(view, keep)
+        elif keep is not None:
+            self.cursor = keep
+        self.cursor = min(self.cursor, max(0, self.count - 1))
+        self.refresh()
+
+    def grew(self) -> None:
+        """More rows were indexed (or matched): resize, and follow the tail if asked."""
+        self._resize()
+        if self.follow and self.count:
+            self.cursor = self.count - 1
+        self.refresh()
+
+    def _resize(self) -> None:
+        self.virtual_size = Size(self.size.width, self.count + 1)
+
+    @property
+    def current_row(self) -> int | None:
+        """The index row under the cursor, if any."""
+        if not self.count:
+            return None
+        c = min(self.cursor, self.count - 1)
+        return c if self.view is None else self.view[c]
+
+    def neighbour(self, step: int) -> int | None:
+        """Move the cursor by ``step`` and return the row now under it."""
+        if not self.count:
+            return None
+        self.cursor = max(0, min(self.count - 1, self.cursor + step))
+        return self.current_row
+
+    def mark(self, row: int | None) -> None:
+        self.marked = row
+        self._cache.clear()
+        self.refresh()
+
+    # --- painting ----------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._cache.clear()
+        self._resize()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if width != self._width:
+            self._width, self._layout = width, layout(width)
+        if y == 0:
+            return self._header(width)
+        i = self.scroll_offset.y + y - 1
+        if i >= self.count or self.index is None:
+            return Strip.blank(width, self.rich_style)
+        row = i if self.view is None else self.view[i]
+        state = (2 if i == self.cursor else 0) + (1 if row == self.marked else 0)
+        key = (row, width, state)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = self._cache[key] = self._paint(row, width, state)
+        return strip
+
+    def _header(self, width: int) -> Strip:
+        style = self.get_component_rich_style("attempt-list--header")
+        text = " " + " ".join(_fit(t, w, right=t in ("latency", "#")) for t, w in self._layout)
+        return Strip([Segment(_fit(text, width), style)], width)
+
+    def _paint(self, row: int, width: int, state: int) -> Strip:
+        ix = self.index
+        assert ix is not None
+        base = self.rich_style
+        if state & 2:
+            base = base + self.get_component_rich_style("attempt-list--cursor", partial=True)
+        verdict = ix.verdict_of(row)
+        # partial styles: a cell's colour must not paint over the cursor's background
+        vstyle = self.get_component_rich_style(
+            {"pass": "attempt-list--pass", "fail": "attempt-list--fail"}.get(
+                verdict, "attempt-list--error"
+            ),
+            partial=True,
+        )
+        dim = self.get_component_rich_style("attempt-list--dim", partial=True)
+        segs: list[Segment] = []
+        mark_style = self.get_component_rich_style("attempt-list--mark", partial=True)
+        segs.append(Segment("◆" if state & 1 else " ", base + mark_style))
+        for n, (title, w) in enumerate(self._layout):
+            text, style = self._cell(ix, row, title, verdict, w)
+            cell_style: Style = base
+            if title == "verdict":
+                cell_style = base + vstyle
+            elif style:
+                cell_style = base + dim
+            segs.append(Segment(_fit(text, w, right=title in ("latency", "#")), cell_style))
+            if n < len(self._layout) - 1:
+                segs.append(Segment(" ", base))
+        return Strip(segs).adjust_cell_length(width, base)
+
+    @staticmethod
+    def _cell(ix: HistoryIndex, row: int, title: str, verdict: str, width: int) -> tuple[str, bool]:
+        """A cell's text, and whether it is a secondary (dimmed) value."""
+        if title == "time":
+            t = ix.local_time(row)
+            return ("?" if t is None else t.strftime("%m-%d %H:%M:%S")[-width:]), True
+        if title == "#":
+            return str(ix.attempt[row]), True
+        if title == "verdict":
+            return {"pass": "pass", "fail": "FAIL", "error": "err"}.get(verdict, "?"), False
+        if title == "errors":
+            return ",".join(ix.errors_of(row)), False
+        if title == "latency":
+            ms = ix.latency[row]
+            return ("" if math.isnan(ms) else f"{ms:.0f}ms"), True
+        facet = {"provider": "provider", "model": "model", "case": "case", "mode": "mode"}[title]
+        value = ix.value(facet, row)
+        return ("?" if value is None else str(value)), title == "provider"
+
+    # --- moving ------------------------------------------------------------------------
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.follow = self.count > 0 and new >= self.count - 1
+        top = self.scroll_offset.y
+        body = max(1, self.size.height - 1)
+        if new < top:
+            self.scroll_to(y=new, animate=False)
+        elif new >= top + body:
+            self.scroll_to(y=new - body + 1, animate=False)
+        self.refresh()
+
+    def action_move(self, step: int) -> None:
+        if self.count:
+            self.cursor = max(0, min(self.count - 1, self.cursor + step))
+
+    def action_page(self, direction: int) -> None:
+        self.action_move(direction * max(1, self.size.height - 2))
+
+    def action_jump(self, where: int) -> None:
+        if self.count:
+            self.cursor = 0 if where == 0 else self.count - 1
+
+    def action_choose(self) -> None:
+        row = self.current_row
+        if row is not None:
+            self.post_message(self.Chosen(row))
+
+    def on_click(self, event: events.Click) -> None:
+        i = self.scroll_offset.y + event.y - 1
+        if 0 <= i < self.count:
+            if i == self.cursor and event.chain > 1:
+                self.action_choose()
+            self.cursor = i
+
+
+def _bisect(view: array[int], row: int) -> int:
+    """The position in ``view`` of ``row``, or of the first row after it."""
+    lo, hi = 0, len(view)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if view[mid] < row:
+            lo = mid + 1
+        else:
+            hi = mid
+    return min(lo, max(0, len(view) - 1))

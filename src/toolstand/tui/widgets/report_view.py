@@ -1,0 +1,216 @@
+"""A computed metrics.Report as tables: metrics per provider × model × mode (counts, 95%
+intervals, bars), the error table, and per-case pass rates with flaky cases marked.
+
+Every number comes from the Report (metrics.py / report.py); nothing is recomputed here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
+
+from toolstand.metrics import LOWER_IS_BETTER, METRICS, GroupStats, Report
+from toolstand.report import error_code
+from toolstand.stats import Rate
+
+SHORT = {
+    "pass_rate": "pass",
+    "decision_accuracy": "decision",
+    "tool_selection_accuracy": "tool sel",
+    "raw_schema_validity": "schema",
+    "exact_argument_accuracy": "exact",
+    "normalized_argument_accuracy": "norm",
+    "unsafe_call_rate": "unsafe",
+    "error_recovery_accuracy": "recovery",
+    "consistency": "consist",
+}
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(value: float | None, width: int = 10) -> str:
+    """A horizontal bar of ``value`` (0..1) in ``width`` cells, to an eighth of a cell."""
+    if value is None:
+        return " " * width
+    eighths = round(max(0.0, min(1.0, value)) * width * 8)
+    full, part = divmod(eighths, 8)
+    return ("█" * full + (_EIGHTHS[part] if part else "")).ljust(width)
+
+
+def pct(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def group_name(g: GroupStats) -> str:
+    return f"{g.provider}/{g.model}" + (" (simulated)" if g.simulated else "")
+
+
+def rate_style(name: str, rate: Rate) -> str:
+    v = rate.value
+    if v is None:
+        return "$text-muted"
+    good = 1 - v if name in LOWER_IS_BETTER else v
+    return "$success" if good >= 0.9 else "$warning" if good >= 0.6 else "$error"
+
+
+def metric_lines(g: GroupStats) -> list[Content]:
+    """The highlighted group's metrics: rate, bar, counts and 95% interval per line."""
+    te = ", ".join(f"{k} {n}" for k, n in g.transport_errors.most_common()) or "none"
+    lat = g.latency()
+    p50, p95 = lat.get("p50"), lat.get("p95")
+    head = (
+        f"{group_name(g)} · {g.mode} · attempted {g.attempted} · scored {g.scored} · "
+        f"transport errors: {te}"
+        + (f" · latency p50 {p50:.0f} ms p95 {p95:.0f} ms" if p50 is not None and p95 else "")
+    )
+    out = [Content.styled(head, "bold")]
+    out.append(Content.styled(f"{'metric':<10} {'rate':>7} {'':10} {'n/d':>11}  95% CI", "dim"))
+    for name, rate in g.metrics().items():
+        ci = rate.interval
+        interval = f"{pct(ci[0])}–{pct(ci[1])}" if ci else "—"
+        nd = f"{rate.numerator}/{rate.denominator}"
+        out.append(
+            Content.assemble(
+                f"{SHORT[name]:<10} {pct(rate.value):>7} ",
+                (bar(rate.value), rate_style(name, rate)),
+                f" {nd:>11}  {interval}",
+            )
+        )
+    return out
+
+
+def error_counts(report: Report) -> list[tuple[str, str, str, int]]:
+    """(group, mode, code, count) for every error code and transport failure, most first."""
+    counts: Counter[tuple[str, str, str]] = Counter()
+    names = {g.key: group_name(g) for g in report.groups}
+    for f in report.failures:
+        key = (f.provider, f.model, f.mode)
+        name = names.get(key, f"{f.provider}/{f.model}")
+        for e in f.errors:
+            counts[(name, f.mode, error_code(e))] += 1
+        if f.second_turn_transport_error:
+            code = f"second_turn.{f.second_turn_transport_error.get('code')}"
+            counts[(name, f.mode, code)] += 1
+    for g in report.groups:
+        for code, n in g.transport_errors.items():
+            counts[(group_name(g), g.mode, f"transport.{code}")] += n
+    return [(*k, n) for k, n in counts.most_common()]
+
+
+class ReportView(Vertical):
+    """Header, then tabs: Metrics (+ the highlighted group in full), Errors, Cases."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.report: Report | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="report-head", markup=False)
+        with TabbedContent(id="report-tabs"):
+            with TabPane("Metrics", id="tab-metrics"):
+                yield DataTable(id="metric-table", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="metric-detail")
+            with TabPane("Errors", id="tab-errors"):
+                yield DataTable(id="error-table", cursor_type="row", zebra_stripes=True)
+            with TabPane("Cases", id="tab-cases"):
+                yield Static("", id="cases-title", markup=False)
+                yield DataTable(id="case-table-r", cursor_type="row", zebra_stripes=True)
+
+    def show(self, report: Report) -> None:
+        self.report = report
+        meta = report.meta
+        head = [
+            f"{', '.join(Path(f).name for f in report.files)} · "
+            f"{sum(g.attempted for g in report.groups):,} attempts · "
+            f"{len(report.groups)} provider × model × mode groups",
+            f"contract {', '.join(meta.contract_names) or '?'} · prompt "
+            f"{', '.join(meta.prompt_versions) or '?'} · cases {', '.join(meta.cases_versions)[:20] or '?'}",
+        ]
+        if report.warnings:
+            head.append(f"⚠ {len(report.warnings)} warnings, first: {report.warnings[0]}")
+        self.query_one("#report-head", Static).update("\n".join(head))
+        self._metrics(report)
+        self._errors(report)
+        self._detail(0)
+
+    def _metrics(self, report: Report) -> None:
+        t = self.query_one("#metric-table", DataTable)
+        t.clear(columns=True)
+        # explicit widths: the table sizes columns from plain strings, not styled content
+        names = [group_name(g) for g in report.groups]
+        t.add_column("provider/model", key="group", width=max(map(len, names), default=14))
+        t.add_column("mode", key="mode", width=8)
+        t.add_column(
+            "scored",
+            key="n",
+            width=max(7, *(len(f"{g.scored}/{g.attempted}") for g in report.groups))
+            if report.groups
+            else 7,
+        )
+        for name in METRICS:
+            t.add_column(SHORT[name], key=name, width=10)
+        for i, g in enumerate(report.groups):
+            cells: list[Any] = [Content(group_name(g)), g.mode, f"{g.scored}/{g.attempted}"]
+            for name, rate in g.metrics().items():
+                cells.append(
+                    Content.assemble(
+                        (bar(rate.value, 3), rate_style(name, rate)), f" {pct(rate.value)}"
+                    )
+                )
+            t.add_row(*cells, key=str(i))
+
+    def _errors(self, report: Report) -> None:
+        t = self.query_one("#error-table", DataTable)
+        t.clear(columns=True)
+        rows = error_counts(report)
+        widths = (
+            max((len(r[0]) for r in rows), default=14),
+            8,
+            max((len(r[2]) for r in rows), default=10),
+            7,
+        )
+        for title, w in zip(("provider/model", "mode", "error code", "count"), widths, strict=True):
+            t.add_column(title, width=max(w, len(title)))
+        for name, mode, code, n in rows:
+            t.add_row(Content(name), mode, Content(code), n)
+
+    @on(DataTable.RowHighlighted, "#metric-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is not None:
+            self._detail(int(event.row_key.value))
+
+    def _detail(self, i: int) -> None:
+        report = self.report
+        if report is None or not report.groups:
+            self.query_one("#metric-detail", Static).update("no attempts")
+            return
+        g = report.groups[min(i, len(report.groups) - 1)]
+        self.query_one("#metric-detail", Static).update(Content("\n").join(metric_lines(g)))
+        self._cases(g)
+
+    def _cases(self, g: GroupStats) -> None:
+        flaky = set(g.flaky_cases())
+        self.query_one("#cases-title", Static).update(
+            f"{group_name(g)} · {g.mode}: {len(g.cases)} cases, {len(flaky)} flaky "
+            "(repetitions disagree) · pick another group on the Metrics tab"
+        )
+        t = self.query_one("#case-table-r", DataTable)
+        t.clear(columns=True)
+        wide = max((len(c) for c in g.cases), default=4)
+        for title, w in (("case", wide), ("passed", 7), ("rate", 6), ("", 10), ("flaky", 7)):
+            t.add_column(title, width=w)
+        for cid, tally in sorted(g.cases.items()):
+            rate = Rate(tally.passed, tally.scored)
+            t.add_row(
+                Content(cid),
+                f"{tally.passed}/{tally.scored}",
+                pct(rate.value),
+                Content.styled(bar(rate.value), rate_style("pass_rate", rate)),
+                Content.styled("≈ flaky", "bold $warning") if cid in flaky else "",
+            )

@@ -1,0 +1,373 @@
+"""History workflows with Pilot, over a fixture history written with fixed dates: two
+models over two days, judged by the real adapter and judge (so re-judging agrees)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, SelectionList, TextArea
+
+from toolstand.adapters import get_adapter
+from toolstand.cases import load_cases
+from toolstand.contract import load_contract
+from toolstand.judge import judge
+from toolstand.tui.app import ToolstandApp
+from toolstand.tui.screens import history as history_screen
+from toolstand.tui.screens.attempt import AttemptScreen, DiffScreen
+from toolstand.tui.screens.cases import CasesScreen
+from toolstand.tui.screens.history import HistoryScreen
+from toolstand.tui.screens.history_actions import promoted_case
+from toolstand.tui.widgets.attempt_detail import AttemptDetail
+from toolstand.tui.widgets.attempt_list import AttemptList
+from toolstand.tui.widgets.case_form import CaseForm
+
+from .conftest import SIZE, wait_for
+
+AppFor = Callable[..., ToolstandApp]
+TODAY = date(2026, 11, 28)
+DAYS = ("2026-11-27", "2026-11-28")  # yesterday and today
+MODELS = ("sim-careful", "sim-eager")  # configured in config.example.json: reruns work
+CASES = ("direct_lookup", "missing_id", "cancel_implicit")
+TOOLS = ["get_order", "quote_delivery", "cancel_order"]
+
+
+def _call(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function",
+         "function": {"name": name, "arguments": orjson.dumps(args).decode()}}]}  # fmt: skip
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+ANSWERS = {  # (model, case) -> the assistant message
+    ("sim-careful", "direct_lookup"): _call("get_order", {"order_id": "ORD-123456"}),
+    ("sim-careful", "missing_id"): _text("Назовите номер заказа, пожалуйста."),
+    ("sim-careful", "cancel_implicit"): _text("Хотите отменить заказ? Подтвердите, пожалуйста."),
+    ("sim-eager", "direct_lookup"): _call("get_order", {"order_id": "ORD-123456"}),
+    ("sim-eager", "missing_id"): _call("get_order", {"order_id": "ORD-000001"}),
+    ("sim-eager", "cancel_implicit"): _call("cancel_order", {"order_id": "ORD-654321", "reason": "changed_mind"}),
+}  # fmt: skip
+
+
+def fixture_records(root: Path) -> Iterator[dict[str, Any]]:
+    """Attempts in the key order the runner writes, judged by the current code."""
+    contract = load_contract(root / "contracts" / "delivery_tools.json")
+    cases = load_cases(root / "cases" / "delivery.jsonl").by_id()
+    adapter = get_adapter("openai-chat")
+    minute = 0
+    for day in DAYS:
+        for model in MODELS:
+            for case_id in CASES:
+                for n in (1, 2):
+                    minute += 1
+                    msg = ANSWERS[(model, case_id)]
+                    finish = "tool_calls" if msg.get("tool_calls") else "stop"
+                    body = {"id": f"chatcmpl-{minute}", "object": "chat.completion",
+                            "model": model, "choices": [{"index": 0, "message": msg,
+                            "finish_reason": finish}],
+                            "usage": {"prompt_tokens": 600, "completion_tokens": 12}}  # fmt: skip
+                    case = cases[case_id]
+                    decision = adapter.parse_decision(body)
+                    j = judge(case, decision, contract, offered_tools=TOOLS, mode="auto")
+                    yield {
+                        "type": "attempt", "schema_version": 1, "run_id": f"run-{day}",
+                        "provider": "sim", "api": "openai-chat", "model": model,
+                        "simulated": True, "case_id": case_id, "category": case.category,
+                        "mode": "auto", "attempt": n,
+                        "started_at": f"{day}T09:{minute:02d}:00.000+00:00",
+                        "elapsed_ms": 20.0 + minute, "latency_ms": 10.0 + minute,
+                        "retries": 0, "transport_error": None,
+                        "decision": decision.to_dict(), "judgement": j,
+                        "usage": {"input_tokens": 600, "output_tokens": 12}, "cost_usd": None,
+                        "adapter_version": "openai-chat/1", "toolstand_version": "0.1.0",
+                        "api_settings": {}, "tool_choice": "auto", "offered_tools": TOOLS,
+                        "blocked_tools": [], "user": case.last_user_text, "schema_notes": [],
+                        "tries": [{"status": 200}], "request_hash": "0" * 64,
+                        "request": {"method": "POST", "url": "http://sim/v1/chat/completions",
+                                    "headers": {}, "body": {"model": model, "messages": [
+                                        {"role": "user", "content": case.last_user_text}]}},
+                        "response": {"status": 200, "headers": {}, "body": body,
+                                     "body_is_json": True},
+                        "second_turn": None,
+                    }  # fmt: skip
+
+
+def write_history(project: Path, name: str = "fixture.jsonl") -> list[dict[str, Any]]:
+    """The fixture as a run file: each day's header, then that day's attempts."""
+    recs = list(fixture_records(project))
+    h1, h2 = (orjson.dumps(h) for h in headers())
+    body = [orjson.dumps(r) for r in recs]
+    half = len(body) // 2
+    (project / "runs" / name).write_bytes(b"\n".join([h1, *body[:half], h2, *body[half:]]) + b"\n")
+    return recs
+
+
+def headers() -> list[dict[str, Any]]:
+    return [
+        {"type": "run", "schema_version": 1, "run_id": f"run-{day}", "started_at": f"{day}T09:00:00+00:00",
+         "contract": {"name": "delivery_tools", "version": "1.0.0"}, "prompt": {"version": "delivery-router-v1"},
+         "cases": {"version": "delivery-fixture"},
+         "runs": [{"provider": "sim", "model": m, "api": "openai-chat", "simulated": True} for m in MODELS]}
+        for day in DAYS
+    ]  # fmt: skip
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC and today is the 28th, so "yesterday" is the 27th."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    monkeypatch.setattr(history_screen, "today", lambda: TODAY)
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def screen_of(app: ToolstandApp) -> HistoryScreen:
+    screen = app.screen
+    assert isinstance(screen, HistoryScreen)
+    return screen
+
+
+async def open_history(pilot: Pilot[Any], app: ToolstandApp, rows: int) -> HistoryScreen:
+    await pilot.press("f3")
+    await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+    screen = screen_of(app)
+    await wait_for(
+        pilot,
+        lambda: screen.index is not None and screen.index.rows == rows and not screen.indexing,
+    )
+    await wait_for(pilot, lambda: screen.result is not None and screen.result.end == rows)
+    return screen
+
+
+def listed(screen: HistoryScreen) -> list[int]:
+    lst = screen.query_one(AttemptList)
+    assert screen.index is not None
+    return list(range(screen.index.rows)) if lst.view is None else list(lst.view)
+
+
+async def test_triage_yesterdays_failures_diff_and_promote(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+    cases_path = project / "cases" / "delivery.jsonl"
+    before = cases_path.read_bytes()
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app, len(recs))
+        assert screen.path is not None and screen.path.endswith("fixture.jsonl")
+        # yesterday's failures of one model, chosen with the keyboard
+        await pilot.press("f")  # the filter panel; the verdict list has focus
+        await pilot.pause()
+        bar = screen.query_one("#history-filters")
+        verdicts = bar.query_one("#f-verdict", SelectionList)
+        assert verdicts.has_focus
+        await pilot.press("down", "space")  # pass, [fail], error
+        bar.query_one("#f-model", SelectionList).select("sim-eager")
+        await pilot.press("T", "T")  # time: any -> today -> yesterday
+        want = [
+            i for i, r in enumerate(recs)
+            if r["model"] == "sim-eager" and r["started_at"].startswith(DAYS[0])
+            and r["judgement"]["verdict"] == "fail"
+        ]  # fmt: skip
+        assert len(want) == 4  # missing_id and cancel_implicit, twice each
+        await wait_for(
+            pilot, lambda: screen.result is not None and list(screen.result.rows) == want
+        )
+        await wait_for(pilot, lambda: listed(screen) == want)
+        assert screen.query_.verdict == {"fail"} and screen.query_.days == (date(2026, 11, 27),) * 2
+        # the counts beside each value: the sim-eager rows of yesterday, by verdict
+        assert screen.result is not None
+        assert screen.result.counts["verdict"] == {"pass": 2, "fail": 4}
+        # open the last one: cancel_implicit, an unsafe call
+        await pilot.press("escape", "end", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AttemptScreen))
+        detail = app.screen.query_one(AttemptDetail)
+        await wait_for(pilot, lambda: detail.rec is not None)
+        assert detail.rec is not None and detail.rec["case_id"] == "cancel_implicit"
+        decision = app.screen.query_one("#detail-decision", TextArea)
+        assert '"name": "cancel_order"' in decision.text
+        raw = app.screen.query_one("#detail-raw", TextArea)
+        assert '"finish_reason": "tool_calls"' in raw.text
+        explained = str(app.screen.query_one("#detail-explain").render())
+        assert "unsafe_call" in explained and "expected" in explained
+        await pilot.press("r")  # the request instead of the raw response
+        assert '"url": "http://sim/v1/chat/completions"' in raw.text
+        await pilot.press("m", "escape")  # mark it, back to the list
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        failing = want[-1]
+        assert screen.marked == failing
+        # the other model's attempt of the same case, yesterday
+        bar.query_one("#f-model", SelectionList).deselect_all()
+        bar.query_one("#f-model", SelectionList).select("sim-careful")
+        verdicts.deselect_all()
+        bar.query_one("#f-text", Input).value = "cancel_implicit"
+        other = next(
+            i for i, r in enumerate(recs)
+            if r["model"] == "sim-careful" and r["case_id"] == "cancel_implicit"
+            and r["started_at"].startswith(DAYS[0])
+        )  # fmt: skip
+        await wait_for(pilot, lambda: listed(screen)[:1] == [other])
+        await pilot.press("escape", "home", "d")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen))
+        diff = app.screen
+        assert isinstance(diff, DiffScreen)
+        await wait_for(pilot, lambda: bool(diff.rows))
+        fields = {r.field: r for r in diff.rows}
+        assert fields["model"].a == "sim-eager" and fields["model"].b == "sim-careful"
+        assert not fields["kind"].same and fields["kind"].a == "tool_call"
+        assert fields["call 0 name"].a == "cancel_order" and fields["call 0 name"].b == "—"
+        assert fields["case_id"].same
+        # back, to the marked failure, and promote it to a new case
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press("x")  # clear the filters: every row again
+        await wait_for(pilot, lambda: listed(screen) == list(range(len(recs))))
+        screen.query_one(AttemptList).cursor = failing
+        await pilot.press("p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CasesScreen))
+        form = app.screen.query_one(CaseForm)
+        await wait_for(pilot, lambda: form.query_one("#f-id", Input).value.startswith("cancel_"))
+        assert form.query_one("#f-id", Input).value == "cancel_implicit_regression"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: cases_path.read_bytes() != before)
+    after = cases_path.read_bytes()
+    assert after.startswith(before)
+    new_lines = after[len(before) :].splitlines()
+    assert len(new_lines) == 1
+    case = orjson.loads(new_lines[0])
+    original = next(orjson.loads(x) for x in before.splitlines() if b'"cancel_implicit"' in x)
+    assert case["id"] == "cancel_implicit_regression"
+    assert case["expect"] == original["expect"] and case["user"] == original["user"]
+    assert "sim-eager" in case["note"] and "unsafe_call" in case["note"]
+
+
+async def test_rejudge_copy_and_rerun_from_the_list(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app, len(recs))
+        row = next(
+            i
+            for i, r in enumerate(recs)
+            if r["model"] == "sim-eager" and r["case_id"] == "missing_id"
+        )
+        screen.query_one(AttemptList).cursor = row
+        await pilot.press("J")  # re-judge with the current code: the same verdict
+        await wait_for(pilot, lambda: any("Re-judged" in n.message for n in app._notifications))
+        note = next(n.message for n in app._notifications if "Re-judged" in n.message)
+        assert "unchanged" in note and "fail" in note
+        await pilot.press("y")
+        await wait_for(pilot, lambda: bool(app.clipboard))
+        copied = orjson.loads(app.clipboard)
+        assert copied == recs[row]
+        assert (
+            "api_key" not in app.clipboard.lower() and "authorization" not in app.clipboard.lower()
+        )
+        await pilot.press("ctrl+g")  # rerun live: the Run screen on that case, model and mode
+        await wait_for(pilot, lambda: app.current_mode == "run")
+        await pilot.pause()
+        assert app.screen.query_one("#run-case").value == "missing_id"  # type: ignore[attr-defined]
+        assert app.screen.query_one("#run-target").value == 1  # type: ignore[attr-defined]
+        assert app.screen.query_one("#run-mode").value == "auto"  # type: ignore[attr-defined]
+        await wait_for(pilot, lambda: not app.screen.busy)  # type: ignore[attr-defined]
+
+
+async def test_a_live_file_is_followed(app_for: AppFor, project: Path, fixed_clock: None) -> None:
+    recs = write_history(project)
+    path = project / "runs" / "fixture.jsonl"
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app, len(recs))
+        lst = screen.query_one(AttemptList)
+        await pilot.press("end")
+        extra = dict(recs[0], attempt=3, started_at="2026-11-28T10:00:00.000+00:00")
+        with open(path, "ab") as fh:
+            fh.write(orjson.dumps(extra) + b"\n")
+        await wait_for(
+            pilot, lambda: screen.index is not None and screen.index.rows == len(recs) + 1
+        )
+        await wait_for(pilot, lambda: lst.current_row == len(recs))  # the tail is followed
+        with open(path, "ab") as fh:
+            fh.write(orjson.dumps(extra)[:50])  # half a line: a writer mid-way
+        await wait_for(pilot, lambda: screen.index is not None and screen.index.tail is not None)
+        assert screen.index is not None and screen.index.rows == len(recs) + 1
+
+
+async def test_the_picker_lists_run_files_and_opens_one(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+    write_history(project, "other.jsonl")
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_history(pilot, app, len(recs))
+        await pilot.press("o")
+        await wait_for(
+            pilot,
+            lambda: (
+                app.screen.query("#picker-list")
+                and app.screen.query_one("#picker-list").option_count == 2
+            ),
+        )  # type: ignore[attr-defined]
+        options = app.screen.query_one("#picker-list")
+        texts = [str(options.get_option_at_index(i).prompt) for i in range(2)]  # type: ignore[attr-defined]
+        assert all("24 attempts" in t and "sim-careful, sim-eager (simulated)" in t for t in texts)
+        target = next(i for i, t in enumerate(texts) if t.startswith("other.jsonl"))
+        options.highlighted = target  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        assert screen_of(app).path is not None and screen_of(app).path.endswith("other.jsonl")  # type: ignore[union-attr]
+
+
+def test_history_screen_snapshot(
+    snap_compare: Any, app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+
+    async def failures_with_counts(pilot: Pilot[Any]) -> None:
+        app = pilot.app
+        assert isinstance(app, ToolstandApp)
+        screen = await open_history(pilot, app, len(recs))
+        await pilot.press("f", "down", "space")  # the panel open, failures only
+        await wait_for(
+            pilot,
+            lambda: (
+                screen.query_.verdict == {"fail"}
+                and screen.result is not None
+                and screen.result.end == len(recs)
+            ),
+        )
+        await pilot.press("escape")
+        await pilot.pause()
+
+    assert snap_compare(app_for(), terminal_size=SIZE, run_before=failures_with_counts)
+
+
+def test_a_promoted_case_keeps_the_expectation_under_a_new_id(project: Path) -> None:
+    recs = list(fixture_records(project))
+    casefile = load_cases(project / "cases" / "delivery.jsonl")
+    rec = next(r for r in recs if r["model"] == "sim-eager" and r["case_id"] == "missing_id")
+    data, said = promoted_case(rec, casefile)
+    assert data["id"] == "missing_id_regression" and "expectation copied" in said
+    assert data["expect"] == casefile.by_id()["missing_id"].expect.model_dump(
+        exclude_none=True, exclude_defaults=True
+    ) | {"kind": "text"}
+    # a case since deleted from the file: its message, an expectation left to fill in
+    gone = dict(rec, case_id="deleted_case", user="Что с заказом?")
+    data, said = promoted_case(gone, casefile)
+    assert data["id"] == "deleted_case_regression" and data["user"] == "Что с заказом?"
+    assert data["expect"] == {"kind": "text"} and "not in" in said

@@ -1,0 +1,146 @@
+"""The Report screen over the fixture history: tables from metrics.Report, exports."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+from textual.pilot import Pilot
+from textual.widgets import DataTable, OptionList, Static
+
+from toolstand.tui.app import ToolstandApp
+from toolstand.tui.screens.report import ReportScreen
+from toolstand.tui.widgets.report_view import ReportView, bar
+
+from .conftest import SIZE, wait_for
+from .test_history import fixed_clock, write_history
+
+AppFor = Callable[..., ToolstandApp]
+__all__ = ["fixed_clock"]
+
+
+def write_flaky_history(project: Path) -> list[dict[str, Any]]:
+    """The fixture plus one failed repetition of a case sim-careful otherwise passes."""
+    recs = write_history(project)
+    extra = next(r for r in recs if r["model"] == "sim-eager" and r["case_id"] == "missing_id")
+    extra = dict(extra, model="sim-careful", attempt=3)
+    with open(project / "runs" / "fixture.jsonl", "ab") as fh:
+        fh.write(orjson.dumps(extra) + b"\n")
+    return [*recs, extra]
+
+
+async def open_report(pilot: Pilot[Any], app: ToolstandApp) -> ReportScreen:
+    await pilot.press("f4")
+    await wait_for(pilot, lambda: isinstance(app.screen, ReportScreen))
+    screen = app.screen
+    assert isinstance(screen, ReportScreen)
+    await wait_for(pilot, lambda: screen.report is not None)
+    await pilot.pause()
+    return screen
+
+
+def cells(table: DataTable[Any]) -> list[list[str]]:
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def test_bars_fill_eighths() -> None:
+    assert bar(1.0, 4) == "████" and bar(0.0, 4) == "    " and bar(None, 2) == "  "
+    assert bar(0.5, 3) == "█▌ "
+
+
+async def test_metrics_errors_and_flaky_cases(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    write_flaky_history(project)
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_report(pilot, app)
+        assert screen.path is not None and screen.path.endswith("fixture.jsonl")
+        metrics = cells(screen.query_one("#metric-table", DataTable))
+        assert [r[:3] for r in metrics] == [
+            ["sim/sim-careful (simulated)", "auto", "13/13"],
+            ["sim/sim-eager (simulated)", "auto", "12/12"],
+        ]
+        assert metrics[0][3].endswith("92.3%")  # 12 of 13 passed
+        assert metrics[1][3].endswith("33.3%")  # only direct_lookup passes
+        detail = str(screen.query_one("#metric-detail", Static).render())
+        assert "12/13" in detail and "95% CI" in detail and "(simulated)" in detail
+        errors = cells(screen.query_one("#error-table", DataTable))
+        assert ["sim/sim-eager (simulated)", "auto", "unsafe_call", "4"] in errors
+        cases = cells(screen.query_one("#case-table-r", DataTable))
+        flaky = {r[0]: r[4] for r in cases}
+        assert flaky == {"cancel_implicit": "", "direct_lookup": "", "missing_id": "≈ flaky"}
+        # the other group's cases when its row is highlighted
+        await pilot.press("down")
+        await wait_for(
+            pilot,
+            lambda: "sim-eager" in str(screen.query_one("#cases-title", Static).render()),
+        )
+
+
+async def test_exports_go_to_runs_with_a_notice(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    write_history(project)
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_report(pilot, app)
+        await pilot.press("e", "c")
+        json_path = project / "runs" / "fixture.report.json"
+        csv_path = project / "runs" / "fixture.errors.csv"
+        await wait_for(pilot, lambda: json_path.exists() and csv_path.exists())
+        await wait_for(pilot, lambda: len(app._notifications) >= 2)
+        notes = [n.message for n in app._notifications]
+        assert any(str(json_path) in n for n in notes) and any(str(csv_path) in n for n in notes)
+    data = orjson.loads(json_path.read_bytes())
+    assert [(r["model"], r["mode"]) for r in data["results"]] == [
+        ("sim-careful", "auto"),
+        ("sim-eager", "auto"),
+    ]
+    eager = data["results"][1]
+    assert eager["pass_rate"]["numerator"] == 4 and eager["pass_rate"]["denominator"] == 12
+    with open(csv_path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][:3] == ["provider", "model", "mode"]
+    assert sum(1 for r in rows[1:] if r[5] == "unsafe_call") == 4
+
+
+async def test_switching_run_files(app_for: AppFor, project: Path, fixed_clock: None) -> None:
+    write_history(project)
+    (project / "runs" / "small.jsonl").write_bytes(
+        (project / "runs" / "fixture.jsonl").read_bytes().splitlines(keepends=True)[0]
+        + b"".join((project / "runs" / "fixture.jsonl").read_bytes().splitlines(keepends=True)[1:4])
+    )
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_report(pilot, app)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: bool(app.screen.query("#picker-list")))
+        options = app.screen.query_one("#picker-list", OptionList)
+        await wait_for(pilot, lambda: options.option_count == 2)
+        texts = [str(options.get_option_at_index(i).prompt) for i in range(2)]
+        options.highlighted = next(i for i, t in enumerate(texts) if t.startswith("small.jsonl"))
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: screen.path is not None and screen.path.endswith("small.jsonl")
+        )
+        await wait_for(
+            pilot, lambda: screen.report is not None and screen.report.files[0] == screen.path
+        )
+        assert sum(g.attempted for g in screen.report.groups) == 3
+        assert isinstance(screen.query_one(ReportView), ReportView)
+
+
+def test_report_screen_snapshot(
+    snap_compare: Any, app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    write_flaky_history(project)
+
+    async def show(pilot: Pilot[Any]) -> None:
+        await open_report(pilot, pilot.app)  # type: ignore[arg-type]
+        await pilot.pause()
+
+    assert snap_compare(app_for(), terminal_size=SIZE, run_before=show)
