@@ -28,6 +28,8 @@ from typing import Any
 
 import orjson
 
+from toolstand.history import in_key_order
+
 ROOT = Path(__file__).resolve().parents[1]
 LINE_TARGET = 1800  # bytes: design.md's 1M attempts ≈ 1.8 GB
 
@@ -66,7 +68,8 @@ def trim(rec: dict[str, Any]) -> dict[str, Any]:
     st = rec.get("second_turn")
     if isinstance(st, dict) and isinstance(st.get("request"), dict):
         rec["second_turn"] = {**st, "request": {**st["request"], "body": {"trimmed": True}}}
-    return rec
+    # the order the runner writes today, whatever order the seed file had
+    return in_key_order(rec)
 
 
 def generate(path: Path, n: int) -> None:
