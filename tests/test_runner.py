@@ -320,3 +320,22 @@ def test_a_crashing_attempt_is_reported_not_fatal(
         "invalid_id",
         "missing_id",
     ]
+
+
+def test_run_leaves_a_sidecar_index_for_the_history_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolstand import history_sidecar
+    from toolstand.history_index import HistoryIndex
+
+    monkeypatch.setattr(history_sidecar, "MIN_ROWS", 1)  # the real floor is 20,000 rows
+    inputs = make_inputs([sim("sim-careful", "openai-chat")])
+    out = tmp_path / "run.jsonl"
+    go(inputs, out, only={"direct_lookup", "missing_id"})
+    assert history_sidecar.sidecar_path(out).exists()
+    ix = HistoryIndex(out)
+    assert history_sidecar.load(ix) and ix.rows == 2 and ix.end == out.stat().st_size
+    # a resumed run extends it: the reloaded index covers the whole file again
+    go(inputs, out, resume=True, only={"direct_lookup", "missing_id", "invalid_id"})
+    ix2 = HistoryIndex(out)
+    assert history_sidecar.load(ix2) and ix2.rows == 3 and ix2.end == out.stat().st_size

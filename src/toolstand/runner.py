@@ -293,6 +293,21 @@ async def targets_for(inputs: Inputs, seed: int | None = None) -> AsyncIterator[
             await sim.stop()
 
 
+def save_index(output: Path) -> Path | None:
+    """Keep the History screen's sidecar index beside a large history, so opening it
+    never needs a cold index (history_sidecar); only the new tail is read."""
+    from toolstand import history_sidecar
+    from toolstand.history_index import HistoryIndex
+
+    try:
+        ix = HistoryIndex(output)
+        history_sidecar.load(ix)
+        ix.update()
+        return history_sidecar.save(ix)
+    except OSError:
+        return None  # an index is a convenience: the history itself is complete
+
+
 @dataclass
 class RunSummary:
     run_id: str
@@ -417,6 +432,7 @@ async def run(
                     await c.aclose()
     if progress is not None and progress.out.isatty():
         progress.out.write("\n")
+    save_index(output)
     return RunSummary(
         run_id, output, len(items), skipped, len(todo), verdicts, time.monotonic() - t0
     )
