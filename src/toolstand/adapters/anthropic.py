@@ -32,6 +32,7 @@ from toolstand.adapters.base import (
     result_text,
     retry_after_from_headers,
     retry_hint,
+    settle,
     status_error_code,
     tool_call_from_wire,
 )
@@ -268,20 +269,6 @@ def _parse(body: Any) -> ModelDecision:
     if stop == "pause_turn":
         flags.append("pause_turn")
     truncated = stop in TRUNCATION_STOPS
-    if malformed:
-        flags.append("malformed_tool_call")
-    if (truncated and calls) or malformed:  # a half-written call is not a call
-        return ModelDecision(
-            "invalid",
-            text=text,
-            finish_reason=stop,
-            truncated=truncated,
-            partial_calls=calls,
-            flags=flags,
-        )
-    if calls:
-        return ModelDecision("tool_call", text=text, calls=calls, finish_reason=stop, flags=flags)
-    if text is None:
-        flags.append("empty_response")
-        return ModelDecision("invalid", finish_reason=stop, truncated=truncated, flags=flags)
-    return ModelDecision("text", text=text, finish_reason=stop, truncated=truncated, flags=flags)
+    # a call cut by the token limit is half-written: not a call
+    done, half = ([], calls) if truncated else (calls, [])
+    return settle(text, done, half, stop, flags, truncated=truncated, malformed=malformed)

@@ -302,3 +302,42 @@ def not_the_api(status: int, body: Any, what: str) -> ErrorClass:
 def result_text(result: ToolResult) -> str:
     """The executor's result as JSON text, the form every API's tool result can carry."""
     return reserialize(result.result)
+
+
+def settle(
+    text: str | None,
+    calls: list[ToolCall],
+    partial: list[ToolCall],
+    finish: str | None,
+    flags: list[str],
+    *,
+    truncated: bool,
+    malformed: bool = False,
+) -> ModelDecision:
+    """The decision every parser ends with, once refusals are ruled out: decided from the
+    content. ``partial`` holds half-written calls (cut by the token limit), which are not
+    calls; a malformed call makes the turn invalid too."""
+    if malformed:
+        flags.append("malformed_tool_call")
+    if partial or malformed:
+        return ModelDecision(
+            "invalid",
+            text=text,
+            finish_reason=finish,
+            truncated=truncated,
+            partial_calls=calls + partial,
+            flags=flags,
+        )
+    if calls:
+        return ModelDecision(
+            "tool_call",
+            text=text,
+            calls=calls,
+            finish_reason=finish,
+            truncated=truncated,
+            flags=flags,
+        )
+    if text is None:
+        flags.append("empty_response")
+        return ModelDecision("invalid", finish_reason=finish, truncated=truncated, flags=flags)
+    return ModelDecision("text", text=text, finish_reason=finish, truncated=truncated, flags=flags)

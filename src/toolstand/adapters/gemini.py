@@ -32,6 +32,7 @@ from toolstand.adapters.base import (
     lower_headers,
     not_the_api,
     retry_after_from_headers,
+    settle,
     status_error_code,
     tool_call_from_wire,
 )
@@ -304,20 +305,6 @@ def _parse(body: Any) -> ModelDecision:
             "invalid", text=text, finish_reason=finish, partial_calls=calls, flags=flags
         )
     truncated = finish == "MAX_TOKENS"
-    if malformed:
-        flags.append("malformed_tool_call")
-    if (truncated and calls) or malformed:  # a half-written call is not a call
-        return ModelDecision(
-            "invalid",
-            text=text,
-            finish_reason=finish,
-            truncated=truncated,
-            partial_calls=calls,
-            flags=flags,
-        )
-    if calls:
-        return ModelDecision("tool_call", text=text, calls=calls, finish_reason=finish, flags=flags)
-    if text is None:
-        flags.append("empty_response")
-        return ModelDecision("invalid", finish_reason=finish, truncated=truncated, flags=flags)
-    return ModelDecision("text", text=text, finish_reason=finish, truncated=truncated, flags=flags)
+    # a call cut by the token limit is half-written: not a call
+    done, half = ([], calls) if truncated else (calls, [])
+    return settle(text, done, half, finish, flags, truncated=truncated, malformed=malformed)

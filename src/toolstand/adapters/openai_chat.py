@@ -47,6 +47,7 @@ from toolstand.adapters.base import (
     result_text,
     retry_after_from_headers,
     retry_hint,
+    settle,
     status_error_code,
     tool_call_from_wire,
 )
@@ -254,28 +255,11 @@ def _decide(
             "refusal", text=text, refusal=refusal, finish_reason=finish, flags=flags
         )
     truncated = finish == "length"
-    if calls or malformed:
-        if not (truncated or malformed):
-            return ModelDecision(
-                "tool_call", text=text, calls=calls, finish_reason=finish, flags=flags
-            )
-        if malformed:
-            flags.append("malformed_tool_call")
-        # a half-written call is not a call
-        return ModelDecision(
-            "invalid",
-            text=text,
-            finish_reason=finish,
-            truncated=truncated,
-            partial_calls=calls,
-            flags=flags,
-        )
-    if finish == "tool_calls":
-        flags.append("empty_tool_calls")
-    if text is None:
-        flags.append("empty_response")
-        return ModelDecision("invalid", finish_reason=finish, truncated=truncated, flags=flags)
-    return ModelDecision("text", text=text, finish_reason=finish, truncated=truncated, flags=flags)
+    if not calls and not malformed and finish == "tool_calls":
+        flags.append("empty_tool_calls")  # vLLM has said tool_calls with none
+    # a call cut by the token limit is half-written: not a call
+    done, half = ([], calls) if truncated else (calls, [])
+    return settle(text, done, half, finish, flags, truncated=truncated, malformed=malformed)
 
 
 def _error_fields(body: Any) -> tuple[Any, Any]:

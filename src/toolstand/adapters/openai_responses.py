@@ -26,6 +26,7 @@ from toolstand.adapters.base import (
     http_message,
     not_the_api,
     result_text,
+    settle,
     tool_call_from_wire,
 )
 from toolstand.adapters.openai_chat import classify_openai_error
@@ -231,27 +232,4 @@ def _parse(body: Any) -> ModelDecision:
             "refusal", text=text, refusal=refusal, finish_reason=finish, flags=flags
         )
     truncated = status == "incomplete"
-    if malformed:
-        flags.append("malformed_tool_call")
-    if partial or malformed:
-        return ModelDecision(
-            "invalid",
-            text=text,
-            finish_reason=finish,
-            truncated=truncated,
-            partial_calls=calls + partial,
-            flags=flags,
-        )
-    if calls:
-        return ModelDecision(
-            "tool_call",
-            text=text,
-            calls=calls,
-            finish_reason=finish,
-            truncated=truncated,
-            flags=flags,
-        )
-    if text is None:
-        flags.append("empty_response")
-        return ModelDecision("invalid", finish_reason=finish, truncated=truncated, flags=flags)
-    return ModelDecision("text", text=text, finish_reason=finish, truncated=truncated, flags=flags)
+    return settle(text, calls, partial, finish, flags, truncated=truncated, malformed=malformed)
