@@ -19,7 +19,7 @@ from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, RequestS
 from toolstand.cases import Case
 from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, ToolSpec
-from toolstand.decision import ModelDecision, ToolCall
+from toolstand.decision import ModelDecision
 from toolstand.executor import execute
 from toolstand.history import in_key_order
 from toolstand.judge import followup_applies, judge, judge_followup
@@ -223,23 +223,8 @@ async def second_turn(
     return turn
 
 
-def _response(ex: Exchange) -> dict[str, Any]:
-    return {
-        "status": ex.status,
-        "headers": ex.headers,
-        "body": ex.body,
-        "body_is_json": ex.body_is_json,
-    }
-
-
 def _tries(ex: Exchange) -> list[dict[str, Any]]:
-    return [t.to_dict() if hasattr(t, "to_dict") else dict(vars(t)) for t in ex.tries]
-
-
-def _transport_error(ex: Exchange) -> dict[str, Any] | None:
-    if ex.error is None:
-        return None
-    return {"code": ex.error.code, "message": ex.error.message, "status": ex.status}
+    return [t.to_dict() for t in ex.tries]
 
 
 def _usage(state: AttemptState) -> dict[str, Any]:
@@ -295,7 +280,7 @@ def record(state: AttemptState) -> dict[str, Any]:
         "elapsed_ms": elapsed_ms,
         "latency_ms": first.exchange.latency_ms,
         "retries": max(0, len(first.exchange.tries) - 1),
-        "transport_error": _transport_error(first.exchange),
+        "transport_error": first.exchange.transport_error_record(),
         "decision": first.decision.to_dict() if first.decision is not None else None,
         "judgement": judgement,
         "usage": usage,
@@ -311,7 +296,7 @@ def record(state: AttemptState) -> dict[str, Any]:
         "tries": _tries(first.exchange),
         "request_hash": request_hash(first.built.http.body),
         "request": sanitize_request(first.built.http),
-        "response": _response(first.exchange),
+        "response": first.exchange.response_record(),
         "second_turn": _second_record(state),
     }
     if state.target.key:
@@ -335,7 +320,7 @@ def _second_record(state: AttemptState) -> dict[str, Any] | None:
             }
             for r in state.second_results
         ],
-        "transport_error": _transport_error(turn.exchange),
+        "transport_error": turn.exchange.transport_error_record(),
         "judgement": state.second_judgement,
         "elapsed_ms": turn.exchange.elapsed_ms,
         "retries": max(0, len(turn.exchange.tries) - 1),
@@ -343,7 +328,7 @@ def _second_record(state: AttemptState) -> dict[str, Any] | None:
         "tries": _tries(turn.exchange),
         "request_hash": request_hash(turn.built.http.body),
         "request": sanitize_request(turn.built.http),
-        "response": _response(turn.exchange),
+        "response": turn.exchange.response_record(),
     }
 
 
@@ -366,9 +351,3 @@ async def run_attempt(
     if wants_second_turn(state):
         await second_turn(state, default_results(state), client, policy)
     return record(state)
-
-
-def calls_of(decision: dict[str, Any] | None) -> list[ToolCall]:
-    if not decision:
-        return []
-    return [ToolCall.from_dict(c) for c in decision.get("calls") or []]
