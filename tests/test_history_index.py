@@ -347,3 +347,33 @@ def test_the_history_file_layer_imports_no_textual() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_second_turn_lines_stay_on_the_fast_path(tmp_path: Path) -> None:
+    """In the runner's order the second turn (with a judgement of its own) comes before
+    the attempt's judgement: the index must read the attempt's, quickly."""
+    from toolstand.history import in_key_order
+
+    recs = []
+    for n in range(1, 41):
+        if n % 4 == 0:  # first turn failed, second turn passed
+            st = second_turn(passed=True)
+            j = judgement(errors=[err("argument_mismatch")])
+        elif n % 4 == 1:  # the second turn was lost to a transport error
+            st = second_turn(transport_error=transport("timeout"))
+            j = judgement()
+        elif n % 4 == 2:  # both failed
+            st = second_turn(passed=False, errors=[err("false_success", turn=2)])
+            j = judgement(errors=[err("false_success", turn=2)])
+        else:
+            st, j = second_turn(passed=True), judgement()
+        recs.append(in_key_order(attempt("recovery_not_found", n, j=j, st=st)))
+    path = tmp_path / "st.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in recs))
+    ix = HistoryIndex(path)
+    ix.update()
+    assert ix.rows == 40
+    assert ix.slow_lines <= 1  # the line the key order is learned from
+    for i, r in enumerate(recs):
+        assert ix.verdict_of(i) == r["judgement"]["verdict"], i
+        assert set(ix.errors_of(i)) == {e["code"] for e in r["judgement"]["errors"]}, i

@@ -49,6 +49,9 @@ from toolstand.history_shape import (
 _CACHE_LIMIT = 1 << 16  # error-list and timestamp caches: bounded, distinct values can be many
 
 
+AFTER_SECOND_TURN = b'},"judgement":{"verdict":'
+
+
 class _Codes(dict[Any, int]):
     """value -> code; a new value gets the next code (``map(ids.__getitem__, ...)`` then
     interns a whole column at C speed)."""
@@ -264,9 +267,18 @@ class HistoryIndex:
             if judge_here:
                 lit = shape.judgement_lit
                 jpos = find(lit, at, nl)
-                if jpos < 0:
+                if jpos >= 0:
+                    jpos += len(lit)
+                elif shape.judgement_guard is not None:
+                    # the second turn holds a judgement of its own; the attempt's comes
+                    # right after the second turn's object. Inside it, a judgement is
+                    # preceded by a null transport_error, or is itself null.
+                    jpos = find(AFTER_SECOND_TURN, at, nl)
+                    if jpos < 0:
+                        return None
+                    jpos += 2 + len(b'"judgement":')
+                else:
                     return None
-                jpos += len(lit)
         if buf.startswith(JPASS, jpos):
             row[1] = PASS
         elif buf.startswith(JFAIL, jpos):
