@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from toolstand import __version__
-from toolstand.problems import LoadError
+from toolstand.problems import LoadError, Problem
 
 DEFAULT_TOOLS = "contracts/delivery_tools.json"
 DEFAULT_CASES = "cases/delivery.jsonl"
@@ -96,8 +96,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     from toolstand.runner import load_inputs, missing_keys, run
 
     if args.modes:
-        config.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-        config = type(config).model_validate({**config.model_dump(), "folder": config.folder})
+        from toolstand.config import MODES
+
+        modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+        wrong = [
+            Problem(
+                "--modes", None, f"$.modes[{i}]", f"unknown mode {m!r}; allowed: {', '.join(MODES)}"
+            )
+            for i, m in enumerate(modes)
+            if m not in MODES
+        ]
+        if wrong or not modes or len(set(modes)) != len(modes):
+            raise LoadError(wrong or [Problem("--modes", None, "$.modes", "give distinct modes")])
+        config.modes = modes
     if args.repetitions:
         config.repetitions = args.repetitions
     if args.parallelism:
@@ -120,7 +131,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    summary = asyncio.run(run(inputs, output, resume=args.resume, only=only))
+    summary = asyncio.run(
+        run(inputs, output, resume=args.resume, only=only, progress_out=sys.stderr)
+    )
     print(summary.line(), file=sys.stderr)
     print(output)
     return 0

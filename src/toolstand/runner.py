@@ -334,10 +334,11 @@ async def run(
     *,
     resume: bool = False,
     only: set[str] | None = None,
-    progress_out: IO[str] | None = sys.stderr,
+    progress_out: IO[str] | None = None,
     on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunSummary:
-    """Run the matrix into ``output``. Never raises for a provider's failure."""
+    """Run the matrix into ``output``. Never raises for a provider's failure.
+    ``progress_out``: where progress lines go (the CLI passes stderr); None for none."""
     config = inputs.config
     items = plan(inputs, only)
     t0 = time.monotonic()
