@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -47,9 +46,7 @@ class JsonlWriter:
         self.close()
 
 
-def iter_lines(
-    path: Path, warn: IO[str] | None = sys.stderr
-) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_lines(path: Path, warn: IO[str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Every well-formed JSON object line with its number; a torn or broken line is
     skipped with a warning naming file:line, never fatal."""
     with path.open("rb") as fh:

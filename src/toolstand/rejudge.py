@@ -101,8 +101,9 @@ def rejudge_file(
     *,
     tools: str | None = None,
     cases: str | None = None,
-    warn: IO[str] = sys.stderr,
+    warn: IO[str] | None = None,
 ) -> list[Change]:
+    warn = warn if warn is not None else sys.stderr
     if output.exists() and output.resolve() == source.resolve():
         raise LoadError(
             [

@@ -22,9 +22,10 @@ def cmd_report(
     json_out: bool,
     errors_csv: str | None,
     junit: str | None,
-    out: TextIO = sys.stdout,
+    out: TextIO | None = None,
 ) -> int:
     """Compute the metrics of one or more histories and write the requested views."""
+    out = out if out is not None else sys.stdout  # resolved per call: tests swap it
     try:
         report = compute_files(paths, collect_failures=bool(errors_csv or junit))
     except OSError as exc:
@@ -54,9 +55,10 @@ def cmd_compare(
     current: str,
     alpha: float,
     json_out: bool,
-    out: TextIO = sys.stdout,
+    out: TextIO | None = None,
 ) -> int:
     """Compare two runs (JSONL histories or JSON reports); 1 only on a significant drop."""
+    out = out if out is not None else sys.stdout  # resolved per call: tests swap it
     try:
         base, cur = load_report(baseline), load_report(current)
     except OSError as exc:

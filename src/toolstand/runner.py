@@ -192,7 +192,7 @@ def finished_keys(path: Path) -> tuple[str | None, set[AttemptKey]]:
     done: set[AttemptKey] = set()
     if not path.exists():
         return None, done
-    for _, rec in iter_lines(path):
+    for _, rec in iter_lines(path, sys.stderr):
         if rec.get("type") == "run" and run_id is None:
             run_id = rec.get("run_id")
         elif rec.get("type") == "attempt":
