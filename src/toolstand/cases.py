@@ -15,7 +15,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from toolstand.canonical import sha256_hex
-from toolstand.problems import LoadError, Problem, json_path
+from toolstand.problems import LoadError, Problem, json_path, pydantic_message, read_file
 
 CATEGORIES: tuple[str, ...] = (
     "positive",
@@ -170,16 +170,6 @@ class CaseFile:
         return {c.id: c for c in self.cases}
 
 
-def _message(err: Any) -> str:
-    kind = err.get("type", "")
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "required key is missing"
-    msg = str(err["msg"])
-    return msg.removeprefix("Value error, ")
-
-
 def parse_case_line(text: str, file: str, number: int) -> Case:
     """Parse one line into a Case; raises LoadError naming file:line and the field."""
     try:
@@ -196,7 +186,7 @@ def parse_case_line(text: str, file: str, number: int) -> Case:
             loc = [
                 p for p in err["loc"] if not (isinstance(p, str) and ("[" in p or p in _UNION_TAGS))
             ]
-            problems.append(Problem(file, number, json_path(loc), _message(err)))
+            problems.append(Problem(file, number, json_path(loc), pydantic_message(err)))
         raise LoadError(problems) from None
 
 
@@ -258,9 +248,4 @@ def parse_cases(data: bytes, file: str = "<cases>", *, strict: bool = True) -> C
 
 
 def load_cases(path: str | Path, *, strict: bool = True) -> CaseFile:
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise LoadError([Problem(str(p), None, "$", f"cannot read: {exc.strerror}")]) from None
-    return parse_cases(data, str(p), strict=strict)
+    return parse_cases(read_file(path), str(path), strict=strict)

@@ -7,14 +7,13 @@ names the environment variable that holds its key (``api_key_env``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from toolstand.contract import utf8_text
 from toolstand.jsonpos import line_index, line_of
-from toolstand.problems import LoadError, Problem, json_path
+from toolstand.problems import LoadError, Problem, json_path, pydantic_message, read_file, utf8_text
 
 API_NAMES: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
 MODES: tuple[str, ...] = ("auto", "forced", "no_tools", "reversed")
@@ -130,15 +129,6 @@ class Config(BaseModel):
         return self.resolve(self.system_prompt)
 
 
-def _message(err: Any) -> str:
-    kind = err.get("type", "")
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "required key is missing"
-    return str(err["msg"]).removeprefix("Value error, ")
-
-
 def parse_config(text: str | bytes, file: str = "<config>", folder: Path | None = None) -> Config:
     raw = utf8_text(text, file)
     try:
@@ -160,16 +150,13 @@ def parse_config(text: str | bytes, file: str = "<config>", folder: Path | None 
                 for p in err["loc"]
                 if not (isinstance(p, str) and p.startswith(("literal[", "function-")))
             )
-            problems.append(Problem(file, line_of(index, loc), json_path(loc), _message(err)))
+            problems.append(
+                Problem(file, line_of(index, loc), json_path(loc), pydantic_message(err))
+            )
         raise LoadError(problems) from None
     config.folder = folder if folder is not None else Path(".")
     return config
 
 
 def load_config(path: str | Path) -> Config:
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise LoadError([Problem(str(p), None, "$", f"cannot read: {exc.strerror}")]) from None
-    return parse_config(data, str(p), p.resolve().parent)
+    return parse_config(read_file(path), str(path), Path(path).resolve().parent)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolstand.canonical import canonical_hash
 from toolstand.jsonpos import line_index, line_of
-from toolstand.problems import LoadError, Problem, json_path
+from toolstand.problems import LoadError, Problem, json_path, pydantic_message, read_file, utf8_text
 
 Effect = Literal["read", "prepare", "execute"]
 
@@ -92,19 +92,6 @@ def _x_normalize_problems(schema: Any, parts: tuple[str | int, ...]) -> list[tup
     return out
 
 
-def utf8_text(data: str | bytes, file: str) -> str:
-    """The file's text; bytes that are not UTF-8 are a LoadError naming their line."""
-    if isinstance(data, str):
-        return data
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise LoadError(
-            [Problem(file, line, "$", f"not UTF-8 text: byte {exc.start + 1} is {exc.reason}")]
-        ) from None
-
-
 def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
     """Parse and meta-validate a contract; every problem names file:line and JSON path."""
     raw_text = utf8_text(text, file)
@@ -127,7 +114,7 @@ def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
         contract = Contract.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors():
-            add(tuple(err["loc"]), _pydantic_message(err))
+            add(tuple(err["loc"]), pydantic_message(err))
         raise LoadError(problems) from None
     seen: dict[str, int] = {}
     for i, tool in enumerate(contract.tools):
@@ -155,20 +142,4 @@ def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
 
 
 def load_contract(path: str | Path) -> Contract:
-    p = Path(path)
-    try:
-        text = p.read_bytes()
-    except OSError as exc:
-        raise LoadError([Problem(str(p), None, "$", f"cannot read: {exc.strerror}")]) from None
-    return parse_contract(text, str(p))
-
-
-def _pydantic_message(err: Any) -> str:
-    kind = err.get("type", "")
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "required key is missing"
-    if kind == "literal_error":
-        return f"{err['msg']} (got {err.get('input')!r})"
-    return str(err["msg"])
+    return parse_contract(read_file(path), str(path))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -34,3 +36,37 @@ def json_path(parts: Sequence[str | int]) -> str:
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else f".{part}"
     return out
+
+
+def read_file(path: str | Path) -> bytes:
+    """A file's bytes; a file that cannot be read is a LoadError naming it."""
+    p = Path(path)
+    try:
+        return p.read_bytes()
+    except OSError as exc:
+        raise LoadError([Problem(str(p), None, "$", f"cannot read: {exc.strerror}")]) from None
+
+
+def utf8_text(data: str | bytes, file: str) -> str:
+    """The file's text; bytes that are not UTF-8 are a LoadError naming their line."""
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise LoadError(
+            [Problem(file, line, "$", f"not UTF-8 text: byte {exc.start + 1} is {exc.reason}")]
+        ) from None
+
+
+def pydantic_message(err: Any) -> str:
+    """One pydantic error in the words toolstand uses for every file it loads."""
+    kind = err.get("type", "")
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "literal_error":
+        return f"{err['msg']} (got {err.get('input')!r})"
+    return str(err["msg"]).removeprefix("Value error, ")
