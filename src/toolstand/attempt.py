@@ -204,16 +204,9 @@ async def second_turn(
         first.built.schema_notes,
         first.built.api_settings,
     )
-    settings = state.settings
-    state.settings = RequestSettings(
-        "auto",
-        settings.parallel_tool_calls,
-        settings.temperature,
-        settings.max_output_tokens,
-        settings.options,
-    )
+    # append_tool_result already set tool_choice back to auto in the body; the
+    # settings only carry the auth style from here on
     turn = await _send(state, built, client, policy)
-    state.settings = settings
     state.second = turn
     state.second_results = results
     if turn.decision is not None and state.case.followup is not None:

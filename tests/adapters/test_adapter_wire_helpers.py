@@ -95,3 +95,15 @@ def test_tool_call_from_wire() -> None:
     )
     call = tool_call_from_wire("f", "text", "id-1", "s")
     assert call.arguments is None and call.raw_arguments == "text"
+
+
+def test_parse_guarded_turns_a_parser_crash_into_an_invalid_decision() -> None:
+    from toolstand.adapters.base import parse_guarded
+    from toolstand.decision import ModelDecision
+
+    def broken(body: object) -> ModelDecision:
+        raise KeyError("choices")
+
+    d = parse_guarded(broken, {"x": 1})
+    assert (d.kind, d.flags, d.calls) == ("invalid", ["adapter_error"], [])
+    assert parse_guarded(lambda b: ModelDecision("text", text="ok"), {}).text == "ok"

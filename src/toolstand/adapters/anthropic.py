@@ -29,6 +29,7 @@ from toolstand.adapters.base import (
     http_message,
     lower_headers,
     not_the_api,
+    parse_guarded,
     result_text,
     retry_after_from_headers,
     retry_hint,
@@ -130,10 +131,7 @@ class AnthropicAdapter:
         return {"x-api-key": key}, {}
 
     def parse_decision(self, body: Any) -> ModelDecision:
-        try:
-            return _parse(body)
-        except Exception:  # a shape nobody foresaw must not stop a run
-            return ModelDecision("invalid", flags=["adapter_error"])
+        return parse_guarded(_parse, body)
 
     def classify_error(self, status: int, headers: dict[str, str], body: Any) -> ErrorClass | None:
         h = lower_headers(headers)

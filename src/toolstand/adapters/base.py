@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC
 from email.utils import parsedate_to_datetime
@@ -341,3 +341,12 @@ def settle(
         flags.append("empty_response")
         return ModelDecision("invalid", finish_reason=finish, truncated=truncated, flags=flags)
     return ModelDecision("text", text=text, finish_reason=finish, truncated=truncated, flags=flags)
+
+
+def parse_guarded(parse: Callable[[Any], ModelDecision], body: Any) -> ModelDecision:
+    """Run an adapter's parser under the contract that parse_decision never raises: a
+    body shape nobody foresaw becomes kind ``invalid`` flagged ``adapter_error``."""
+    try:
+        return parse(body)
+    except Exception:
+        return ModelDecision("invalid", flags=["adapter_error"])

@@ -31,6 +31,7 @@ from toolstand.adapters.base import (
     http_message,
     lower_headers,
     not_the_api,
+    parse_guarded,
     retry_after_from_headers,
     settle,
     status_error_code,
@@ -126,10 +127,7 @@ class GeminiAdapter:
         return {"x-goog-api-key": key}, {}
 
     def parse_decision(self, body: Any) -> ModelDecision:
-        try:
-            return _parse(body)
-        except Exception:  # a shape nobody foresaw must not stop a run
-            return ModelDecision("invalid", flags=["adapter_error"])
+        return parse_guarded(_parse, body)
 
     def classify_error(self, status: int, headers: dict[str, str], body: Any) -> ErrorClass | None:
         code = status_error_code(status)

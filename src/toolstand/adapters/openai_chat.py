@@ -44,6 +44,7 @@ from toolstand.adapters.base import (
     http_message,
     lower_headers,
     not_the_api,
+    parse_guarded,
     result_text,
     retry_after_from_headers,
     retry_hint,
@@ -123,10 +124,7 @@ class OpenAIChatAdapter:
         return {"authorization": f"Bearer {key}"}, {}
 
     def parse_decision(self, body: Any) -> ModelDecision:
-        try:
-            return _parse(body)
-        except Exception:  # a shape nobody foresaw must not stop a run
-            return ModelDecision("invalid", flags=["adapter_error"])
+        return parse_guarded(_parse, body)
 
     def classify_error(self, status: int, headers: dict[str, str], body: Any) -> ErrorClass | None:
         return classify_openai_error(status, headers, body, _check_completion)

@@ -25,6 +25,7 @@ from toolstand.adapters.base import (
     as_int,
     http_message,
     not_the_api,
+    parse_guarded,
     result_text,
     settle,
     tool_call_from_wire,
@@ -101,10 +102,7 @@ class OpenAIResponsesAdapter:
         return {"authorization": f"Bearer {key}"}, {}
 
     def parse_decision(self, body: Any) -> ModelDecision:
-        try:
-            return _parse(body)
-        except Exception:  # a shape nobody foresaw must not stop a run
-            return ModelDecision("invalid", flags=["adapter_error"])
+        return parse_guarded(_parse, body)
 
     def classify_error(self, status: int, headers: dict[str, str], body: Any) -> ErrorClass | None:
         return classify_openai_error(status, headers, body, _check_response)
