@@ -69,3 +69,26 @@ def test_report_and_compare_from_the_command_line(
     assert {r["mode"] for r in report["results"]} == {"auto"}
     # a file compared with itself never regresses
     assert main(["compare", str(out), str(out)]) == 0
+
+
+def test_the_real_provider_example_loads_and_names_its_keys(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolstand.config import load_config
+    from toolstand.runner import load_inputs, missing_keys
+
+    path = ROOT / "config.providers.example.json"
+    config = load_config(path)
+    assert {r.api for r in config.runs} == {
+        "openai-chat",
+        "openai-responses",
+        "anthropic",
+        "gemini",
+    }
+    assert not any(r.simulated for r in config.runs)
+    load_inputs(config, str(path))  # its prompt, contract and cases resolve from its folder
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OLLAMA_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    named = {p.message for p in missing_keys(config, str(path))}
+    assert named == {f"environment variable {v} is not set" for v in
+                     ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OLLAMA_API_KEY")}  # fmt: skip

@@ -152,12 +152,16 @@ def test_sim_base_url_and_banner() -> None:
 
 
 def test_serve_forever_prints_the_urls_and_serves() -> None:
-    code = (
-        "from toolstand.sim import serve_forever;"
-        f"serve_forever({str(ROOT / 'cases/delivery.jsonl')!r}, {str(ROOT / 'contracts/delivery_tools.json')!r}, '127.0.0.1', 0, 3)"
-    )
+    # through the command line, so the flags' wiring is covered too
+    cmd = [sys.executable, "-m", "toolstand", "sim", "--port", "0", "--seed", "3"]
+    cmd += [
+        "--cases",
+        str(ROOT / "cases/delivery.jsonl"),
+        "--tools",
+        str(ROOT / "contracts/delivery_tools.json"),
+    ]
     proc = subprocess.Popen(
-        [sys.executable, "-c", code],
+        cmd,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
