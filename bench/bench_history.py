@@ -6,14 +6,18 @@ Not a test: it prints numbers measured in one run. Usage:
 
 It writes (or reuses) bench/out/history_<N>.jsonl: real attempt records as the runner
 writes them (taken from runs/demo.jsonl, or from a fresh `toolstand run` against the
-embedded simulator), varied in run, time, attempt number and latency, and trimmed to the
-design's ~1.8 KB a line (the request body keeps the user message, not the tool list).
+embedded simulator), varied in run, time, attempt number and latency, with the request
+body trimmed (it keeps the user message, not the tool list). The file is written through
+IndexedWriter, as `toolstand run` writes, so it comes with the sidecar index its writer
+kept. The History screen is measured on it twice: as written (the sidecar is loaded), and
+as if written elsewhere (the sidecar set aside, a cold index).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import random
@@ -72,27 +76,68 @@ def trim(rec: dict[str, Any]) -> dict[str, Any]:
     return in_key_order(rec)
 
 
-def generate(path: Path, n: int) -> None:
-    header, seeds = seed_records(path.parent)
-    seeds = [trim(r) for r in seeds]
+def attempts(n: int, header: dict[str, Any], seeds: list[dict[str, Any]]) -> Any:
+    """The lines of an n-attempt history: 8 runs over a week, each after its header."""
     rng = random.Random(7)
     start = datetime(2026, 11, 22, 8, 0, tzinfo=UTC)
     step = timedelta(days=7) / n  # a week of attempts, in file order
-    tmp = path.with_suffix(".tmp")
     runs = 8
-    with open(tmp, "wb", buffering=1 << 22) as fh:
-        for i in range(n):
-            r = i * runs // n
-            if i == r * n // runs:
-                fh.write(orjson.dumps({**header, "run_id": f"bench-run-{r}"}) + b"\n")
-            rec = dict(seeds[rng.randrange(len(seeds))])
-            rec["run_id"] = f"bench-run-{r}"
-            rec["attempt"] = 1 + i % 3
-            rec["started_at"] = (start + step * i).isoformat(timespec="milliseconds")
-            lat = round(rng.lognormvariate(5.5, 0.6), 3)
-            rec["latency_ms"], rec["elapsed_ms"] = lat, round(lat + 1.5, 3)
-            fh.write(orjson.dumps(rec) + b"\n")
+    for i in range(n):
+        r = i * runs // n
+        if i == r * n // runs:
+            yield {**header, "run_id": f"bench-run-{r}"}
+        rec = dict(seeds[rng.randrange(len(seeds))])
+        rec["run_id"] = f"bench-run-{r}"
+        rec["attempt"] = 1 + i % 3
+        rec["started_at"] = (start + step * i).isoformat(timespec="milliseconds")
+        lat = round(rng.lognormvariate(5.5, 0.6), 3)
+        rec["latency_ms"], rec["elapsed_ms"] = lat, round(lat + 1.5, 3)
+        yield rec
+
+
+def generate(path: Path, n: int) -> None:
+    """Write the history as `toolstand run` does: through IndexedWriter, which keeps the
+    sidecar index as it writes."""
+    from toolstand.history_keep import IndexedWriter
+    from toolstand.history_sidecar import sidecar_path
+
+    header, seeds = seed_records(path.parent)
+    seeds = [trim(r) for r in seeds]
+    work = path.parent / "generating"
+    shutil.rmtree(work, ignore_errors=True)
+    tmp = work / path.name
+    with IndexedWriter(tmp) as w:
+        for rec in attempts(n, header, seeds):
+            w.write(rec)
+    sidecar_path(path).parent.mkdir(exist_ok=True)
+    sidecar_path(tmp).rename(sidecar_path(path))
     tmp.rename(path)
+    shutil.rmtree(work)
+
+
+def writer_costs(out: Path, n: int) -> dict[str, float]:
+    """Seconds a line for the first 50,000 lines of the history through a plain
+    JsonlWriter and through IndexedWriter (the records made the same way for both)."""
+    from toolstand.history_keep import IndexedWriter
+    from toolstand.jsonl import JsonlWriter
+
+    header, seeds = seed_records(out)
+    seeds = [trim(r) for r in seeds]
+    sample = min(n, 50_000)
+    work = out / "writers"
+    shutil.rmtree(work, ignore_errors=True)
+    costs = {}
+    for kind in (JsonlWriter, IndexedWriter, JsonlWriter, IndexedWriter):
+        target = work / f"{kind.__name__}.jsonl"
+        target.unlink(missing_ok=True)
+        t0 = time.perf_counter()
+        with kind(target) as w:
+            for rec in itertools.islice(attempts(n, header, seeds), sample):
+                w.write(rec)
+        took = (time.perf_counter() - t0) / sample
+        costs[kind.__name__] = min(took, costs.get(kind.__name__, took))  # best of two
+    shutil.rmtree(work)
+    return costs
 
 
 # --- measurements ------------------------------------------------------------------------
@@ -115,8 +160,25 @@ def full_orjson(path: Path) -> float:
     return time.perf_counter() - t0
 
 
-CHILD = r"""
+PEAK = r"""
 import json, resource, sys, time
+
+def peak_mb():
+    # VmHWM: this process's own peak. ru_maxrss would not do: Linux carries it over
+    # from the parent through fork and exec, so a child reads at least the parent's.
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+"""
+
+CHILD = (
+    PEAK
+    + r"""
 from datetime import date
 from toolstand import history_sidecar as sidecar
 from toolstand.history_index import HistoryIndex
@@ -141,11 +203,13 @@ t_save = time.perf_counter() - t0
 print(json.dumps({"index_s": t_index, "rows": ix.rows, "slow_lines": ix.slow_lines,
                   "filter_s": t_filter, "matched": len(r.rows), "all_s": t_all,
                   "save_s": t_save, "sidecar_mb": saved.stat().st_size / 1e6 if saved else 0,
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "rss_mb": peak_mb()}))
 """
+)
 
-REOPEN_CHILD = r"""
-import json, resource, sys, time
+REOPEN_CHILD = (
+    PEAK
+    + r"""
 from toolstand import history_sidecar as sidecar
 from toolstand.history_index import HistoryIndex
 t0 = time.perf_counter()
@@ -153,17 +217,20 @@ ix = HistoryIndex(sys.argv[1])
 ok = sidecar.load(ix)
 ix.update()
 print(json.dumps({"reopen_s": time.perf_counter() - t0, "from_sidecar": ok, "rows": ix.rows,
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "rss_mb": peak_mb()}))
 """
+)
 
-REPORT_CHILD = r"""
-import json, resource, sys, time
+REPORT_CHILD = (
+    PEAK
+    + r"""
 from toolstand.metrics import compute_files
 t0 = time.perf_counter()
 rep = compute_files([sys.argv[1]])
 print(json.dumps({"report_s": time.perf_counter() - t0, "groups": len(rep.groups),
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "rss_mb": peak_mb()}))
 """
+)
 
 
 def child(code: str, path: Path) -> dict[str, Any]:
@@ -227,41 +294,58 @@ def main() -> None:
         print(f"only {free_gb:.1f} GB free: using 300,000 attempts")
         n = 300_000
     path = args.out / f"history_{n}.jsonl"
-    if not path.exists():
+    from toolstand.history_sidecar import sidecar_path
+
+    kept = sidecar_path(path)
+    if not (path.exists() and kept.exists()):
+        path.unlink(missing_ok=True)
         t0 = time.perf_counter()
         generate(path, n)
         print(f"generated {path} in {time.perf_counter() - t0:.0f} s")
+    costs = writer_costs(args.out, n)
     size = path.stat().st_size
     print(f"file: {path.relative_to(ROOT)}  {n:,} attempts  {size / 1e9:.2f} GB  "
           f"{size / n:.0f} B/line  ({os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})")  # fmt: skip
 
-    from toolstand.history_sidecar import sidecar_path
-
-    sidecar_path(path).unlink(missing_ok=True)  # the first numbers are of a cold index
     raw_read(path)  # warm the page cache: every pass below reads from memory
     raw = min(raw_read(path) for _ in range(3))
-    paint = asyncio.run(first_paint(path))
-    ix = child(CHILD, path)  # indexes, filters, then saves the sidecar
-    reopen = child(REOPEN_CHILD, path)
+    # 1. as toolstand wrote it: the sidecar the writer kept is there
     warm = asyncio.run(first_paint(path))
+    reopen = child(REOPEN_CHILD, path)
+    # 2. as if written elsewhere: no sidecar, a cold index (the writer's is put back after)
+    aside = kept.with_suffix(".kept")
+    kept.rename(aside)
+    try:
+        paint = asyncio.run(first_paint(path))
+        ix = child(CHILD, path)  # indexes, filters, then saves a sidecar of its own
+    finally:
+        aside.replace(kept)
     rep = child(REPORT_CHILD, path)
     full = full_orjson(path)
 
     rows = [
+        ("raw read of the file (best of 3)", f"{raw:.2f} s  {size / raw / 1e9:.2f} GB/s", ""),
+        ("A. a history toolstand wrote (sidecar kept by the writer)", "", ""),
+        ("first paint of the History screen", f"{warm['first_paint_s']:.3f} s", "< 1 s"),
+        ("index: load the sidecar + read the tail", f"{reopen['reopen_s']:.2f} s  ({reopen['rows']:,} rows, from sidecar: {reopen['from_sidecar']})", ""),
+        ("  index rate / raw read rate", f"{raw / reopen['reopen_s']:.1f}x", ">= 0.5x"),
+        ("  peak RSS (child)", f"{reopen['rss_mb']:.0f} MB", "< 400 MB"),
+        ("  make + write a line: plain / keeping the index", f"{costs['JsonlWriter'] * 1e6:.1f} / {costs['IndexedWriter'] * 1e6:.1f} us", ""),
+        ("  keeping the index costs the writer", f"{(costs['IndexedWriter'] - costs['JsonlWriter']) * 1e6:.1f} us a line", ""),
+    ]  # fmt: skip
+    rows += [
+        ("B. a history written elsewhere (no sidecar)", "", ""),
         ("first paint of the History screen", f"{paint['first_paint_s']:.3f} s", "< 1 s"),
         ("  rows indexed at first paint", f"{paint['rows_at_paint']:,}", ""),
         ("  UI loop delay while indexing, p99/max", f"{paint['lag_p99_s'] * 1000:.0f} / {paint['lag_max_s'] * 1000:.0f} ms", ""),
-        ("raw read of the file (best of 3)", f"{raw:.2f} s  {size / raw / 1e9:.2f} GB/s", ""),
         ("index, cold (offsets + summary columns)", f"{ix['index_s']:.2f} s  {ix['rows'] / ix['index_s']:,.0f} rows/s", ""),
-        ("  index rate / raw read rate", f"{raw / ix['index_s']:.2f}x", ">= 0.5x"),
+        ("  index rate / raw read rate", f"{raw / ix['index_s']:.2f}x", "(once: then saved)"),
         ("  lines read the slow way", f"{ix['slow_lines']:,}", ""),
+        ("  sidecar saved after it", f"{ix['save_s']:.2f} s  {ix['sidecar_mb']:.0f} MB", ""),
+        ("C. filters and the report (either file)", "", ""),
         ("combined filter (5 facets + text)", f"{ix['filter_s'] * 1000:.0f} ms  ({ix['matched']:,} rows)", "< 1 s"),
         ("  counts over all rows, no filter", f"{ix['all_s'] * 1000:.0f} ms", ""),
-        ("peak RSS, index + filters (child)", f"{ix['rss_mb']:.0f} MB", "< 400 MB"),
-        ("sidecar written after the index", f"{ix['save_s']:.2f} s  {ix['sidecar_mb']:.0f} MB", ""),
-        ("reopen: load sidecar + read new tail", f"{reopen['reopen_s']:.2f} s  ({reopen['rows']:,} rows)", ""),
-        ("  reopen rate / raw read rate", f"{raw / reopen['reopen_s']:.1f}x", ">= 0.5x"),
-        ("first paint, sidecar present", f"{warm['first_paint_s']:.3f} s", "< 1 s"),
+        ("peak RSS, cold index + filters (child)", f"{ix['rss_mb']:.0f} MB", "< 400 MB"),
         ("report (metrics.compute_files)", f"{rep['report_s']:.2f} s  (peak RSS {rep['rss_mb']:.0f} MB)", ""),
         ("plain full-orjson pass", f"{full:.2f} s", ""),
         ("  report time / full orjson time", f"{rep['report_s'] / full:.2f}x", "< 1x"),

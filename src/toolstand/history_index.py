@@ -336,16 +336,40 @@ class HistoryIndex:
                 if shape.ok:
                     self._shape = shape
             return flat_row(rec)
+        self._other(kind, rec)
+        return None
+
+    def _other(self, kind: Any, rec: Any) -> None:
+        """A line that is not an attempt: a run header is kept, anything else warned of."""
         if kind == "run":
             self.headers.append(rec)
             for r in rec.get("runs") or []:
                 if isinstance(r, dict) and r.get("simulated"):
                     self.simulated.add((str(r.get("provider")), str(r.get("model"))))
-            return None
+            return
         self.warnings.append(
             HistoryWarning(self.path, self.lines, f"unknown record type {kind!r} skipped")
         )
-        return None
+
+    # --- lines whose records the caller holds --------------------------------------------
+
+    def add_written(self, lines: Sequence[tuple[int, dict[str, Any]]], end: int) -> int:
+        """Index lines that the caller itself just wrote, from the records it still holds
+        (history_keep): ``(offset, row)`` pairs, where a row is ``flat_row(record)`` for
+        an attempt and the record itself for anything else. The lines must be whole and
+        continue the file from ``self.end``, the last one ending at ``end``: nothing is
+        read. The number of attempts added."""
+        rows: list[tuple[Any, ...]] = []
+        base = self.end
+        for offset, row in lines:
+            self.lines += 1
+            if "_v" in row:
+                rows.append((offset - base, row["_v"], row["_e"], row))
+            else:
+                self._other(row.get("type"), row)
+        added = self._flush(rows, None)
+        self.end = end
+        return added
 
     # --- columns -----------------------------------------------------------------------
 

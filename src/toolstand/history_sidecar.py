@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from toolstand.history import HistoryWarning
 from toolstand.history_index import Facet, HistoryIndex
 from toolstand.history_shape import VERDICTS
 
@@ -94,6 +95,7 @@ def save(ix: HistoryIndex) -> Path | None:
             "values": {f.name: _values(f) for f in (ix.verdict, ix.errors, *ix.facets.values())},
             "user_text": [[r, c, t] for (r, c), t in ix.user_text.items()],
             "headers": ix.headers,
+            "warnings": [[w.line, w.message] for w in ix.warnings],
             "simulated": sorted(ix.simulated),
             "columns": [[name, code, len(data)] for name, (code, data) in cols],
         }
@@ -160,6 +162,7 @@ def _fill(ix: HistoryIndex, head: dict[str, Any], cols: dict[str, Any]) -> None:
     ix.latency, ix.attempt = cols["latency"], cols["attempt"]
     ix.user_text = {(r, c): t for r, c, t in head["user_text"]}
     ix.headers = head["headers"]
+    ix.warnings = [HistoryWarning(ix.path, n, m) for n, m in head.get("warnings", [])]
     ix.simulated = {(p, m) for p, m in head["simulated"]}
     ix.lines = int(head["lines"])
     ix.end = int(head["end"])

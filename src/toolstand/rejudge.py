@@ -15,7 +15,8 @@ from typing import IO, Any
 from toolstand.adapters import get_adapter
 from toolstand.cases import Case, load_cases
 from toolstand.contract import Contract, load_contract
-from toolstand.jsonl import JsonlWriter, iter_lines
+from toolstand.history_keep import IndexedWriter
+from toolstand.jsonl import iter_lines
 from toolstand.judge import followup_applies, judge, judge_followup
 from toolstand.problems import LoadError, Problem
 
@@ -128,7 +129,7 @@ def rejudge_file(
     casefile = load_cases(cases or header["cases"]["path"])
     by_id = casefile.by_id()
     changes: list[Change] = []
-    with JsonlWriter(output) as writer:
+    with IndexedWriter(output) as writer:
         for number, rec in iter_lines(source, warn):
             if rec.get("type") == "run":
                 writer.write(

@@ -28,7 +28,8 @@ from toolstand.canonical import sha256_hex
 from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, load_contract
-from toolstand.jsonl import AttemptKey, JsonlWriter, attempt_key, iter_lines, repair_tail
+from toolstand.history_keep import IndexedWriter
+from toolstand.jsonl import AttemptKey, attempt_key, iter_lines, repair_tail
 from toolstand.problems import LoadError, Problem
 from toolstand.transport import make_client
 
@@ -293,21 +294,6 @@ async def targets_for(inputs: Inputs, seed: int | None = None) -> AsyncIterator[
             await sim.stop()
 
 
-def save_index(output: Path) -> Path | None:
-    """Keep the History screen's sidecar index beside a large history, so opening it
-    never needs a cold index (history_sidecar); only the new tail is read."""
-    from toolstand import history_sidecar
-    from toolstand.history_index import HistoryIndex
-
-    try:
-        ix = HistoryIndex(output)
-        history_sidecar.load(ix)
-        ix.update()
-        return history_sidecar.save(ix)
-    except OSError:
-        return None  # an index is a convenience: the history itself is complete
-
-
 @dataclass
 class RunSummary:
     run_id: str
@@ -381,7 +367,7 @@ async def run(
     queue: asyncio.Queue[WorkItem] = asyncio.Queue()
     for it in todo:
         queue.put_nowait(it)
-    with JsonlWriter(output) as writer:
+    with IndexedWriter(output) as writer:
         writer.write(header(inputs, run_id, resumed=resume and bool(done)))
         async with targets_for(inputs) as targets:
 
@@ -433,7 +419,6 @@ async def run(
                     await c.aclose()
     if progress is not None and progress.out.isatty():
         progress.out.write("\n")
-    save_index(output)
     return RunSummary(
         run_id, output, len(items), skipped, len(todo), verdicts, time.monotonic() - t0
     )

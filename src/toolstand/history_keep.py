@@ -1,0 +1,113 @@
+"""A JSONL writer that keeps its history's sidecar index as it writes (no Textual).
+
+Indexing a history means decoding part of every line, which in Python costs far more
+than reading the bytes (bench/README_history.md). The process that appends an attempt
+already holds the record, though, so it can put the record's row into the index without
+reading the line back. IndexedWriter does that: every attempt it writes becomes a row of
+a HistoryIndex (history_index.add_written), and the index is saved as the sidecar
+(history_sidecar) every ``save_every`` attempts and when the writer closes. The History
+screen then opens such a file by loading the sidecar and reading only the lines written
+after the last save: a killed run leaves at most ``save_every`` attempts to index.
+
+The index of what the file held before this writer opened it is built once, at the
+first save: from its own sidecar when it has one, else by indexing those lines. If
+anything else appends to the file meanwhile (a line this writer did not write shows up
+between two of its own), the index reads the file from there instead: the sidecar always
+describes the file as it is, never what this writer believes it wrote.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from toolstand import history_sidecar
+from toolstand.history_index import HistoryIndex
+from toolstand.history_shape import flat_row
+from toolstand.jsonl import JsonlWriter
+
+SAVE_EVERY = 50_000  # attempts between two saves: what a killed run can leave unindexed
+_BATCH = 4096  # rows held as small dicts before they become columns
+
+
+class IndexedWriter(JsonlWriter):
+    """JsonlWriter + the sidecar index of the file it appends to."""
+
+    def __init__(self, path: Path, *, save_every: int = SAVE_EVERY) -> None:
+        super().__init__(path)
+        self.save_every = max(1, save_every)
+        self.before = self._fh.tell()  # bytes the file held when this writer opened it
+        self.index: HistoryIndex | None = None  # built at the first batch (see keep)
+        self._pending: list[tuple[int, int, dict[str, Any]]] = []  # start, end, row
+        self._since_save = 0
+        self._line_bytes = 0
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = orjson.dumps(record) + b"\n"
+        self._fh.write(line)
+        self._fh.flush()
+        end = self._fh.tell()
+        self._line_bytes += len(line)
+        if record.get("type") == "attempt":
+            row = flat_row(record)
+            row.setdefault("user", None)  # never look the message up in a buffer
+            self._since_save += 1
+        else:
+            row = record
+        self._pending.append((end - len(line), end, row))
+        if len(self._pending) >= _BATCH:
+            self._catch_up()
+        if self._since_save >= self.save_every:
+            self.keep()
+
+    def close(self) -> None:
+        try:
+            self.keep(final=True)
+        finally:
+            super().close()
+
+    def keep(self, final: bool = False) -> Path | None:
+        """Bring the index up to every line written and save the sidecar; the sidecar's
+        path, or None when the history is too small for one (or it cannot be written).
+        ``final``: a small history is not indexed at all just to learn that."""
+        if final and self.index is None and self._estimated_rows() < history_sidecar.MIN_ROWS:
+            return None
+        self._catch_up()
+        self._since_save = 0
+        assert self.index is not None
+        return history_sidecar.save(self.index)
+
+    def _estimated_rows(self) -> int:
+        """This writer's lines plus the earlier ones, guessed from their bytes."""
+        mine = len(self._pending)
+        if not mine:
+            return 0
+        return mine + self.before * mine // max(1, self._line_bytes)
+
+    def _catch_up(self) -> None:
+        """Turn the pending rows into index columns (building the index first if need be)."""
+        pending, self._pending = self._pending, []
+        ix = self.index
+        if ix is None:
+            ix = self.index = HistoryIndex(self.path)
+            history_sidecar.load(ix)
+            first = pending[0][0] if pending else self.before
+            if first > ix.end:
+                ix.update(max_bytes=first - ix.end)  # the lines before this writer's
+        if not pending:
+            return
+        if pending[0][0] != ix.end:  # someone else's lines in between: read the file
+            ix.update()
+            return
+        run: list[tuple[int, dict[str, Any]]] = []
+        end = ix.end
+        for start, stop, row in pending:
+            if start != end:  # a gap: index what chains, then read the rest
+                ix.add_written(run, end)
+                ix.update()
+                return
+            run.append((start, row))
+            end = stop
+        ix.add_written(run, end)
