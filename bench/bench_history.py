@@ -152,6 +152,51 @@ def raw_read(path: Path) -> float:
     return time.perf_counter() - t0
 
 
+def line_ends_only(path: Path) -> float:
+    """The floor of any index written in Python: a loop that only finds each line's end
+    (one bytes.find, i.e. memchr, a line) over chunks read as the raw read reads them."""
+    buf = bytearray(1 << 22)
+    t0 = time.perf_counter()
+    with open(path, "rb", buffering=0) as fh:
+        carry = 0
+        while n := fh.readinto(memoryview(buf)[carry:]):
+            n += carry
+            find, pos = buf.find, 0
+            while (nl := find(b"\n", pos, n)) >= 0:
+                pos = nl + 1
+            carry = n - pos
+            buf[:carry] = buf[pos:n]
+    return time.perf_counter() - t0
+
+
+KILLED = r"""
+import os, sys
+from toolstand.history_keep import IndexedWriter
+sys.path.insert(0, "bench")
+import bench_history as bh
+path, n = sys.argv[1], int(sys.argv[2])
+header, seeds = bh.seed_records(bh.ROOT / "bench" / "out")
+seeds = [bh.trim(r) for r in seeds]
+w = IndexedWriter(bh.Path(path))
+for rec in bh.attempts(n, header, seeds):
+    w.write(rec)
+os._exit(0)  # as a kill would: no close, so no last save
+"""
+
+
+def killed_run(out: Path, n: int) -> tuple[Path, int]:
+    """A history whose writer died just before its next save: n attempts written,
+    the sidecar of the last save behind by SAVE_EVERY - 1 of them."""
+    from toolstand.history_keep import SAVE_EVERY
+    from toolstand.history_sidecar import sidecar_path
+
+    path = out / "killed.jsonl"
+    path.unlink(missing_ok=True)
+    sidecar_path(path).unlink(missing_ok=True)
+    subprocess.run([sys.executable, "-c", KILLED, str(path), str(n)], cwd=ROOT, check=True)
+    return path, SAVE_EVERY - 1
+
+
 def full_orjson(path: Path) -> float:
     t0 = time.perf_counter()
     with open(path, "rb", buffering=1 << 20) as fh:
@@ -322,6 +367,15 @@ def main() -> None:
         aside.replace(kept)
     rep = child(REPORT_CHILD, path)
     full = full_orjson(path)
+    floor = min(line_ends_only(path) for _ in range(2))
+    from toolstand.history_keep import SAVE_EVERY
+
+    # as large as the main file, one attempt short of the writer's next save
+    k_path, k_tail = killed_run(args.out, max(1, n // SAVE_EVERY) * SAVE_EVERY - 1)
+    raw_read(k_path)
+    k_raw = min(raw_read(k_path) for _ in range(3))
+    k_open = child(REOPEN_CHILD, k_path)
+    k_path.unlink()
 
     rows = [
         ("raw read of the file (best of 3)", f"{raw:.2f} s  {size / raw / 1e9:.2f} GB/s", ""),
@@ -334,12 +388,16 @@ def main() -> None:
         ("  keeping the index costs the writer", f"{(costs['IndexedWriter'] - costs['JsonlWriter']) * 1e6:.1f} us a line", ""),
     ]  # fmt: skip
     rows += [
+        (f"A'. a run killed just before a save ({k_open['rows']:,} attempts, {k_tail:,} after the last save)", "", ""),
+        ("index: load the sidecar + read the tail", f"{k_open['reopen_s']:.2f} s  (raw read {k_raw:.3f} s)", ""),
+        ("  index rate / raw read rate", f"{k_raw / k_open['reopen_s']:.2f}x", ">= 0.5x"),
         ("B. a history written elsewhere (no sidecar)", "", ""),
         ("first paint of the History screen", f"{paint['first_paint_s']:.3f} s", "< 1 s"),
         ("  rows indexed at first paint", f"{paint['rows_at_paint']:,}", ""),
         ("  UI loop delay while indexing, p99/max", f"{paint['lag_p99_s'] * 1000:.0f} / {paint['lag_max_s'] * 1000:.0f} ms", ""),
         ("index, cold (offsets + summary columns)", f"{ix['index_s']:.2f} s  {ix['rows'] / ix['index_s']:,.0f} rows/s", ""),
         ("  index rate / raw read rate", f"{raw / ix['index_s']:.2f}x", "(once: then saved)"),
+        ("  floor: a Python loop finding line ends only", f"{floor:.2f} s  {raw / floor:.2f}x the raw read rate", ""),
         ("  lines read the slow way", f"{ix['slow_lines']:,}", ""),
         ("  sidecar saved after it", f"{ix['save_s']:.2f} s  {ix['sidecar_mb']:.0f} MB", ""),
         ("C. filters and the report (either file)", "", ""),

@@ -28,7 +28,7 @@ from toolstand.history_index import HistoryIndex
 from toolstand.history_shape import flat_row
 from toolstand.jsonl import JsonlWriter
 
-SAVE_EVERY = 50_000  # attempts between two saves: what a killed run can leave unindexed
+SAVE_EVERY = 10_000  # attempts between two saves: what a killed run can leave unindexed
 _BATCH = 4096  # rows held as small dicts before they become columns
 
 
