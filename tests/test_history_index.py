@@ -332,6 +332,22 @@ def test_a_sidecar_of_a_rewritten_file_is_ignored(
     assert not sidecar.load(HistoryIndex(path))  # another time zone: days differ
 
 
+def test_a_sidecar_cut_short_is_ignored_and_saves_leave_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sidecar, "MIN_ROWS", 1)
+    path = tmp_path / "h.jsonl"
+    write(path, records())
+    saved = sidecar.save(indexed(path))
+    assert saved is not None
+    assert sorted(p.name for p in saved.parent.iterdir()) == [".gitignore", "h.jsonl.idx"]
+    whole = saved.read_bytes()
+    saved.write_bytes(whole[:-1])  # e.g. a disk that filled up
+    assert not sidecar.load(HistoryIndex(path, tz=UTC))
+    saved.write_bytes(whole)
+    assert sidecar.load(HistoryIndex(path, tz=UTC))
+
+
 def test_small_histories_get_no_sidecar(tmp_path: Path) -> None:
     path = tmp_path / "h.jsonl"
     write(path, records())

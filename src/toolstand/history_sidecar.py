@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import time
 from array import array
 from datetime import date
@@ -78,6 +79,8 @@ def save(ix: HistoryIndex) -> Path | None:
     if ix.rows < MIN_ROWS:
         return None
     target = sidecar_path(ix.path)
+    # a name of its own: a runner and a History screen may save the same sidecar at once
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     rows, end = ix.rows, ix.end
     try:
         folder = target.parent
@@ -100,13 +103,13 @@ def save(ix: HistoryIndex) -> Path | None:
             "columns": [[name, code, len(data)] for name, (code, data) in cols],
         }
         blob = orjson.dumps(head)
-        tmp = target.with_suffix(".tmp")
         with open(tmp, "wb") as fh:
             fh.write(MAGIC + len(blob).to_bytes(8, "little") + blob)
             for _, (_, data) in cols:
                 fh.write(data)
         os.replace(tmp, target)
     except (OSError, TypeError, orjson.JSONEncodeError):
+        tmp.unlink(missing_ok=True)
         return None
     return target
 
@@ -135,9 +138,12 @@ def load(ix: HistoryIndex) -> bool:
             if head["fingerprint"] != _fingerprint(ix.path, end):
                 return False
             cols = {}
+            rows = int(head["rows"])
             for name, code, size in head["columns"]:
                 data = fh.read(size)
-                cols[name] = bytearray(data) if code == "B" else array(code, data)
+                col = cols[name] = bytearray(data) if code == "B" else array(code, data)
+                if len(data) != size or len(col) != rows:
+                    return False  # cut short, or not this file's columns
     except (OSError, ValueError, KeyError, TypeError):
         return False
     _fill(ix, head, cols)
