@@ -169,6 +169,8 @@ class HistoryIndex:
                 if not n:
                     break
                 last = self._buf.rfind(b"\n", 0, n)
+                if last == -1 and budget < max_bytes:
+                    break  # the budget ends mid-line: that line is read next time
                 while last == -1:  # one line longer than the chunk: read on until it ends
                     more = fh.read(chunk)
                     if not more:

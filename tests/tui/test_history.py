@@ -307,6 +307,40 @@ async def test_a_live_file_is_followed(app_for: AppFor, project: Path, fixed_clo
         assert screen.index is not None and screen.index.rows == len(recs) + 1
 
 
+async def test_a_cold_index_is_saved_as_it_goes_and_loaded_next_time(
+    app_for: AppFor, project: Path, fixed_clock: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolstand import history_sidecar
+
+    recs = write_history(project)
+    path = project / "runs" / "fixture.jsonl"
+    monkeypatch.setattr(history_sidecar, "MIN_ROWS", 1)  # the real floor is 20,000 rows
+    monkeypatch.setattr(history_screen, "FIRST_BYTES", 4096)  # batches of a few rows...
+    monkeypatch.setattr(history_screen, "BATCH_BYTES", 4096)
+    monkeypatch.setattr(history_screen, "SAVE_ROWS", 5)  # ...and a save every 5 or more
+    saved_at: list[int] = []
+    save = history_sidecar.save
+    monkeypatch.setattr(history_sidecar, "save", lambda ix: (saved_at.append(ix.rows), save(ix))[1])
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_history(pilot, app, len(recs))
+    assert len(saved_at) >= 3 and saved_at[0] < len(recs) and saved_at[-1] == len(recs)
+    assert history_sidecar.sidecar_path(path).exists()
+
+    saved_at.clear()
+    loaded: list[int] = []
+    load = history_sidecar.load
+    monkeypatch.setattr(
+        history_sidecar, "load", lambda ix: (ok := load(ix), loaded.append(ix.rows))[0] and ok
+    )
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app, len(recs))
+        assert screen.index is not None and screen.index.persisted == len(recs)
+        assert len(listed(screen)) == len(recs)
+    assert loaded == [len(recs)] and saved_at == []  # nothing new: nothing rewritten
+
+
 async def test_the_picker_lists_run_files_and_opens_one(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:

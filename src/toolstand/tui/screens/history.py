@@ -44,6 +44,7 @@ BATCH_BYTES = 1 << 22
 POLL_S = 1.0
 QUERY_SLICE = 1 << 17  # rows per query pass
 PROGRESS_S = 0.25
+SAVE_ROWS = 200_000  # a cold index saves its sidecar every so many new rows
 
 
 def today() -> date:
@@ -186,9 +187,15 @@ class HistoryScreen(AttemptActions, Screen[None]):
                 if not posted or done or (moved and now - last >= PROGRESS_S):
                     self.post_message(self.Progress(ix, done))
                     posted, last = True, now
+                grown = ix.rows - ix.persisted
+                # the next session starts from here: a long cold index is saved as it
+                # goes (one left half-way is not lost), the rest at the end when it is
+                # worth a rewrite (a live file's few new rows are not)
+                worth = grown >= sidecar.MIN_ROWS or ix.rows > ix.persisted * 1.25
+                due = grown >= SAVE_ROWS or (done and worth)
+                if due and sidecar.save(ix) is not None:
+                    ix.persisted = ix.rows
                 if done:
-                    if ix.rows > ix.persisted * 1.25 and sidecar.save(ix) is not None:
-                        ix.persisted = ix.rows  # the next session starts from here
                     return
         except OSError as exc:
             self.post_message(self.Failed(ix, f"cannot read {ix.path}: {exc.strerror}"))
