@@ -172,3 +172,22 @@ def test_a_small_history_is_not_indexed_just_to_find_it_small(
             w.write(rec)
     assert w.index is None
     assert not history_sidecar.sidecar_path(path).exists()
+
+
+def test_a_failing_index_never_costs_a_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "run.jsonl"
+
+    def broken(*_: Any) -> int:
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(HistoryIndex, "add_written", broken)
+    recs = records(9)
+    with IndexedWriter(path, save_every=3) as w:
+        w.write(header())
+        for rec in recs:
+            w.write(rec)
+    assert w.index_error == "OSError: the disk went away"
+    assert [orjson.loads(x) for x in path.read_bytes().splitlines()] == [header(), *recs]
+    assert not history_sidecar.sidecar_path(path).exists()

@@ -17,7 +17,7 @@ import orjson
 import pytest
 
 from toolstand.config import parse_config
-from toolstand.runner import Inputs, load_inputs, plan, run
+from toolstand.runner import Inputs, finished_keys, load_inputs, plan, run
 
 ROOT = Path(__file__).resolve().parent.parent
 APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
@@ -339,3 +339,26 @@ def test_run_leaves_a_sidecar_index_for_the_history_screen(
     go(inputs, out, resume=True, only={"direct_lookup", "missing_id", "invalid_id"})
     ix2 = HistoryIndex(out)
     assert history_sidecar.load(ix2) and ix2.rows == 3 and ix2.end == out.stat().st_size
+
+
+def test_a_run_whose_index_fails_still_writes_every_attempt_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from toolstand import history_keep, history_sidecar
+    from toolstand.history_index import HistoryIndex
+
+    def broken(*_: Any) -> int:
+        raise OSError("no space left")
+
+    monkeypatch.setattr(history_sidecar, "MIN_ROWS", 1)
+    monkeypatch.setattr(history_keep, "_BATCH", 1)
+    monkeypatch.setattr(HistoryIndex, "add_written", broken)
+    inputs = make_inputs([sim("sim-careful", "openai-chat")])
+    out = tmp_path / "run.jsonl"
+    err = io.StringIO()
+    summary = asyncio.run(run(inputs, out, progress_out=err, only={"direct_lookup", "missing_id"}))
+    assert summary.written == len(finished_keys(out)[1]) > 0
+    assert "the History index was not kept (OSError: no space left)" in err.getvalue()
+    assert not history_sidecar.sidecar_path(out).exists()

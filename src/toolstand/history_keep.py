@@ -43,35 +43,52 @@ class IndexedWriter(JsonlWriter):
         self._pending: list[tuple[int, int, dict[str, Any]]] = []  # start, end, row
         self._since_save = 0
         self._line_bytes = 0
+        self.index_error: str | None = None  # why the index stopped being kept, if it did
 
     def write(self, record: dict[str, Any]) -> None:
         line = orjson.dumps(record) + b"\n"
         self._fh.write(line)
         self._fh.flush()
-        end = self._fh.tell()
-        self._line_bytes += len(line)
+        if self.index_error is not None:
+            return
+        try:
+            self._keep_row(record, self._fh.tell(), len(line))
+        except Exception as exc:  # an index is a convenience: never lose a line for it
+            self._give_up(exc)
+
+    def _keep_row(self, record: dict[str, Any], end: int, size: int) -> None:
+        self._line_bytes += size
         if record.get("type") == "attempt":
             row = flat_row(record)
             row.setdefault("user", None)  # never look the message up in a buffer
             self._since_save += 1
         else:
             row = record
-        self._pending.append((end - len(line), end, row))
+        self._pending.append((end - size, end, row))
         if len(self._pending) >= _BATCH:
             self._catch_up()
         if self._since_save >= self.save_every:
             self.keep()
 
+    def _give_up(self, exc: Exception) -> None:
+        """Stop keeping the index (the History screen will index the file itself)."""
+        self.index_error = f"{type(exc).__name__}: {exc}"
+        self.index, self._pending = None, []
+
     def close(self) -> None:
         try:
-            self.keep(final=True)
+            if self.index_error is None:
+                self.keep(final=True)
+        except Exception as exc:
+            self._give_up(exc)
         finally:
             super().close()
 
     def keep(self, final: bool = False) -> Path | None:
         """Bring the index up to every line written and save the sidecar; the sidecar's
         path, or None when the history is too small for one (or it cannot be written).
-        ``final``: a small history is not indexed at all just to learn that."""
+        ``final``: a small history is not indexed at all just to learn that. Raises
+        OSError when the history cannot be read back."""
         if final and self.index is None and self._estimated_rows() < history_sidecar.MIN_ROWS:
             return None
         self._catch_up()

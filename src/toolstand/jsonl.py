@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Self
 
 import orjson
 
@@ -39,7 +39,7 @@ class JsonlWriter:
     def close(self) -> None:
         self._fh.close()
 
-    def __enter__(self) -> JsonlWriter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -419,6 +419,12 @@ async def run(
                     await c.aclose()
     if progress is not None and progress.out.isatty():
         progress.out.write("\n")
+    if writer.index_error is not None and progress_out is not None:
+        print(
+            f"warning: {output}: the History index was not kept ({writer.index_error}); "
+            "the History screen will index the file when it opens it",
+            file=progress_out,
+        )
     return RunSummary(
         run_id, output, len(items), skipped, len(todo), verdicts, time.monotonic() - t0
     )
