@@ -9,8 +9,11 @@ a HistoryIndex (history_index.add_written), and the index is saved as the sideca
 screen then opens such a file by loading the sidecar and reading only the lines written
 after the last save: a killed run leaves at most ``save_every`` attempts to index.
 
-The index of what the file held before this writer opened it is built once, at the
-first save: from its own sidecar when it has one, else by indexing those lines. If
+The index of what the file held before this writer opened it is built once, when the
+first batch of rows becomes columns (or at the final save): from the file's own sidecar
+when it has one, else by indexing those lines. A history too small for a sidecar is
+never indexed at all. Keeping the index never costs a line: on any error of its own the
+writer stops keeping it and says why (``index_error``). If
 anything else appends to the file meanwhile (a line this writer did not write shows up
 between two of its own), the index reads the file from there instead: the sidecar always
 describes the file as it is, never what this writer believes it wrote.
@@ -39,7 +42,7 @@ class IndexedWriter(JsonlWriter):
         super().__init__(path)
         self.save_every = max(1, save_every)
         self.before = self._fh.tell()  # bytes the file held when this writer opened it
-        self.index: HistoryIndex | None = None  # built at the first batch (see keep)
+        self.index: HistoryIndex | None = None  # built with the first batch (_catch_up)
         self._pending: list[tuple[int, int, dict[str, Any]]] = []  # start, end, row
         self._since_save = 0
         self._line_bytes = 0
