@@ -35,14 +35,14 @@ import orjson
 from toolstand.history import in_key_order
 
 ROOT = Path(__file__).resolve().parents[1]
-LINE_TARGET = 1800  # bytes: design.md's 1M attempts ≈ 1.8 GB
 
 
 # --- the file ----------------------------------------------------------------------------
 
 
 def seed_records(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A header and real attempt records: runs/demo.jsonl, else a simulator run."""
+    """A header and real attempt records (trimmed, in the runner's key order):
+    runs/demo.jsonl, else a simulator run."""
     demo = ROOT / "runs" / "demo.jsonl"
     if not demo.exists():
         seed = out / "seed.jsonl"
@@ -53,7 +53,7 @@ def seed_records(out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         demo = seed
     lines = [orjson.loads(x) for x in demo.read_bytes().splitlines() if x.strip()]
     header = next(r for r in lines if r.get("type") == "run")
-    return header, [r for r in lines if r.get("type") == "attempt"]
+    return header, [trim(r) for r in lines if r.get("type") == "attempt"]
 
 
 def trim(rec: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +102,6 @@ def generate(path: Path, n: int) -> None:
     from toolstand.history_sidecar import sidecar_path
 
     header, seeds = seed_records(path.parent)
-    seeds = [trim(r) for r in seeds]
     work = path.parent / "generating"
     shutil.rmtree(work, ignore_errors=True)
     tmp = work / path.name
@@ -122,7 +121,6 @@ def writer_costs(out: Path, n: int) -> dict[str, float]:
     from toolstand.jsonl import JsonlWriter
 
     header, seeds = seed_records(out)
-    seeds = [trim(r) for r in seeds]
     sample = min(n, 50_000)
     work = out / "writers"
     shutil.rmtree(work, ignore_errors=True)
@@ -176,7 +174,6 @@ sys.path.insert(0, "bench")
 import bench_history as bh
 path, n = sys.argv[1], int(sys.argv[2])
 header, seeds = bh.seed_records(bh.ROOT / "bench" / "out")
-seeds = [bh.trim(r) for r in seeds]
 w = IndexedWriter(bh.Path(path))
 for rec in bh.attempts(n, header, seeds):
     w.write(rec)
