@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -211,6 +212,16 @@ def test_config_errors_name_line_and_field(tmp_path: Path) -> None:
     (problem,) = err.value.problems
     assert (problem.line, problem.path) == (3, "$.runs[0].api")
     assert "openai-chat" in problem.message
+
+
+@pytest.mark.parametrize("load", [load_config, load_contract], ids=["config", "contract"])
+def test_a_file_that_is_not_json_names_the_line(tmp_path: Path, load: Any) -> None:
+    bad = write(tmp_path, "f.json", '{\n  "runs": [],\n  "modes": ["auto",]\n}\n')
+    with pytest.raises(LoadError) as err:
+        load(bad)
+    (problem,) = err.value.problems
+    assert (problem.file, problem.line, problem.path) == (str(bad), 3, "$")
+    assert problem.message.startswith("not JSON: ")
 
 
 def test_cli_reports_bad_config_without_traceback(tmp_path: Path) -> None:

@@ -9,11 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolstand.jsonpos import line_index, line_of
-from toolstand.problems import LoadError, Problem, json_path, pydantic_message, read_file, utf8_text
+from toolstand.problems import (
+    LoadError,
+    Problem,
+    json_document,
+    json_path,
+    pydantic_message,
+    read_file,
+)
 
 API_NAMES: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
 MODES: tuple[str, ...] = ("auto", "forced", "no_tools", "reversed")
@@ -130,13 +136,7 @@ class Config(BaseModel):
 
 
 def parse_config(text: str | bytes, file: str = "<config>", folder: Path | None = None) -> Config:
-    raw = utf8_text(text, file)
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise LoadError(
-            [Problem(file, getattr(exc, "lineno", None), "$", f"not JSON: {exc}")]
-        ) from None
+    raw, data = json_document(text, file)
     if not isinstance(data, dict):
         raise LoadError([Problem(file, 1, "$", "a config is a JSON object with a 'runs' list")])
     index = line_index(raw)

@@ -6,14 +6,20 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-import orjson
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toolstand.canonical import canonical_hash
 from toolstand.jsonpos import line_index, line_of
-from toolstand.problems import LoadError, Problem, json_path, pydantic_message, read_file, utf8_text
+from toolstand.problems import (
+    LoadError,
+    Problem,
+    json_document,
+    json_path,
+    pydantic_message,
+    read_file,
+)
 
 Effect = Literal["read", "prepare", "execute"]
 
@@ -94,13 +100,7 @@ def _x_normalize_problems(schema: Any, parts: tuple[str | int, ...]) -> list[tup
 
 def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
     """Parse and meta-validate a contract; every problem names file:line and JSON path."""
-    raw_text = utf8_text(text, file)
-    try:
-        data = orjson.loads(raw_text)
-    except orjson.JSONDecodeError as exc:
-        raise LoadError(
-            [Problem(file, getattr(exc, "lineno", None), "$", f"not JSON: {exc}")]
-        ) from None
+    raw_text, data = json_document(text, file)
     index = line_index(raw_text)
     problems: list[Problem] = []
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -57,6 +59,18 @@ def utf8_text(data: str | bytes, file: str) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         raise LoadError(
             [Problem(file, line, "$", f"not UTF-8 text: byte {exc.start + 1} is {exc.reason}")]
+        ) from None
+
+
+def json_document(data: str | bytes, file: str) -> tuple[str, Any]:
+    """The file's text and the one JSON value it holds; text that is not UTF-8, or not
+    JSON, is a LoadError naming its line."""
+    text = utf8_text(data, file)
+    try:
+        return text, orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise LoadError(
+            [Problem(file, getattr(exc, "lineno", None), "$", f"not JSON: {exc}")]
         ) from None
 
 

@@ -13,6 +13,8 @@ from typing import IO, Any
 
 import orjson
 
+from toolstand.canonical import canonical_json
+from toolstand.history_shape import error_code
 from toolstand.metrics import FailedAttempt, GroupStats, Report
 from toolstand.stats import Rate
 
@@ -105,13 +107,7 @@ def _cell(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
-
-
-def error_code(err: dict[str, Any]) -> str:
-    """``invalid_arguments.pattern`` for a sub-coded error, the bare code otherwise."""
-    code = str(err.get("code"))
-    return f"{code}.{err['subcode']}" if err.get("subcode") else code
+    return canonical_json(value)
 
 
 def error_rows(failures: list[FailedAttempt]) -> list[tuple[Any, ...]]:

@@ -38,23 +38,12 @@ from toolstand.judge import judge, judge_followup
 from toolstand.transport import decode_body
 
 from .mutation import ODD_VALUES, get_at, mutate, paths, set_at
+from .support import TRANSPORT_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 BODIES = ROOT / "tests" / "fixtures" / "bodies"
 CONTRACT = load_contract(ROOT / "contracts" / "delivery_tools.json")
 CASES = load_cases(ROOT / "cases" / "delivery.jsonl").cases
-TRANSPORT_CODES = frozenset(
-    {
-        "rate_limited",
-        "overloaded",
-        "timeout",
-        "connect_error",
-        "server_error",
-        "auth_error",
-        "bad_request",
-        "malformed_response",
-    }
-)
 STATUSES = [200, 201, 204, 400, 401, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 504, 529]
 HEADER_VALUES = st.sampled_from(
     ["0", "0.2", "1", "-1", "abc", "", "nan", "inf", "1e400", "Wed, 21 Oct 2015 07:28:00 GMT"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import orjson
 from textual.content import Content
 from textual.widgets import DataTable
 
+from toolstand.canonical import canonical_json
 from toolstand.history_shape import error_code
 
 _MISSING = object()
@@ -28,7 +28,7 @@ def _show(value: Any) -> str:
         return "—"
     if isinstance(value, str):
         return value
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    return canonical_json(value)
 
 
 def _codes(rec: dict[str, Any]) -> list[str]:

@@ -16,8 +16,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
+from toolstand.history_shape import error_code
 from toolstand.metrics import LOWER_IS_BETTER, METRICS, GroupStats, Report
-from toolstand.report import error_code
 from toolstand.stats import Rate
 
 SHORT = {
