@@ -25,6 +25,7 @@ from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.history_actions import promoted_case
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
+from toolstand.tui.widgets.attempt_diff import AttemptDiff
 from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.case_form import CaseForm
 
@@ -228,6 +229,12 @@ async def test_triage_yesterdays_failures_diff_and_promote(
         assert not fields["kind"].same and fields["kind"].a == "tool_call"
         assert fields["call 0 name"].a == "cancel_order" and fields["call 0 name"].b == "—"
         assert fields["case_id"].same
+        # each side is wide enough to read its values (cut only past half the screen)
+        table = diff.query_one(AttemptDiff)
+        width = {str(k.value): c.get_render_width(table) for k, c in table.columns.items()}
+        assert width["field"] >= len("call 0 name") + 2
+        assert width["a"] >= len("cancel_order") + 2 and width["b"] >= len("sim-careful") + 2
+        assert width["a"] + width["b"] + width["field"] <= SIZE[0]
         # back, to the marked failure, and promote it to a new case
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from rich.cells import cell_len
 from textual.content import Content
 from textual.widgets import DataTable
 
@@ -109,10 +110,14 @@ class AttemptDiff(DataTable[Any]):
     def show(self, a: dict[str, Any], b: dict[str, Any]) -> list[DiffRow]:
         rows = diff_records(a, b)
         self.clear(columns=True)
+        # widths from the values: an auto width would count only the header of a
+        # Content cell. Each side gets up to half of what the field column leaves.
+        field = max(cell_len(r.field) for r in [*rows, DiffRow("field", "", "")])
+        half = max(12, (self.app.size.width - field - 10) // 2)
         self.add_column(" ", key="same", width=1)
-        self.add_column("field", key="field")
-        self.add_column("A (marked)", key="a")
-        self.add_column("B", key="b")
+        self.add_column("field", key="field", width=field)
+        self.add_column("A (marked)", key="a", width=_fit("A (marked)", [r.a for r in rows], half))
+        self.add_column("B", key="b", width=_fit("B", [r.b for r in rows], half))
         for r in rows:
             style = "" if r.same else "bold $warning"
             self.add_row(
@@ -122,3 +127,7 @@ class AttemptDiff(DataTable[Any]):
                 Content.styled(r.b, style),
             )
         return rows
+
+
+def _fit(title: str, values: list[str], most: int) -> int:
+    return min(most, max(cell_len(v) for v in [title, *values]))
