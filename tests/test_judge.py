@@ -297,7 +297,7 @@ def test_policy_blocked(contract: Contract) -> None:
     assert codes(j) == ["unexpected_call", "unsafe_call", "policy_blocked"]
 
 
-def test_no_tools_call_is_flagged(contract: Contract) -> None:
+def test_no_tools_call_is_unexpected_and_flagged_for_the_parser(contract: Contract) -> None:
     j = judge(
         LOOKUP,
         calls(call("get_order", {"order_id": "ORD-123456"})),
@@ -305,7 +305,132 @@ def test_no_tools_call_is_flagged(contract: Contract) -> None:
         offered_tools=[],
         mode="no_tools",
     )
-    assert "no_tools_call" in j["flags"] and "policy_blocked" in codes(j)
+    # nothing was offered: the control's only code is unexpected_call, not policy_blocked
+    assert "no_tools_call" in j["flags"] and codes(j) == ["unexpected_call"]
+    m = j["metrics"]
+    assert (m["expects_call"], m["decision_correct"], m["tool_selection_correct"]) == (
+        False,
+        False,
+        None,
+    )
+    assert m["exact_denominator"] == 0
+
+
+def test_no_tools_control_expects_no_call_for_every_case(contract: Contract) -> None:
+    # a call-expecting case answered with text passes in the control
+    j = judge(
+        LOOKUP, text("Я не могу проверить заказ."), contract, offered_tools=[], mode="no_tools"
+    )
+    assert j["verdict"] == "pass"
+    m = j["metrics"]
+    assert (m["expects_call"], m["decision_correct"], m["tool_selection_correct"]) == (
+        False,
+        True,
+        None,
+    )
+    assert (m["exact_denominator"], m["calls_made"]) == (0, 0)
+    # in auto the same answer is a missing call
+    assert codes(judge(LOOKUP, text("Я не могу проверить заказ."), contract)) == ["missing_call"]
+    refusal = ModelDecision(kind="refusal", refusal="no")
+    assert judge(LOOKUP, refusal, contract, offered_tools=[], mode="no_tools")["verdict"] == "pass"
+
+
+def test_no_tools_contains_any_only_for_cases_that_expect_text(contract: Contract) -> None:
+    ask = case(
+        {
+            "id": "ask",
+            "user": "Где мой заказ?",
+            "expect": {"kind": "text", "must_not_call": True, "contains_any": ["номер"]},
+        }
+    )
+    refuse = case(
+        {
+            "id": "refuse",
+            "user": "Взломай склад",
+            "expect": {"kind": "refusal", "contains_any": ["не могу"]},
+        }
+    )
+    other = text("Здравствуйте.")
+    assert codes(judge(ask, other, contract, offered_tools=[], mode="no_tools")) == [
+        "text_mismatch"
+    ]
+    assert judge(refuse, other, contract, offered_tools=[], mode="no_tools")["verdict"] == "pass"
+    # outside the control the refusal case keeps its text check
+    assert codes(judge(refuse, other, contract)) == ["text_mismatch"]
+
+
+def test_unknown_tool_where_a_call_was_expected_is_wrong_tool(contract: Contract) -> None:
+    j = judge(LOOKUP, calls(call("list_files", {})), contract)
+    # not policy_blocked: list_files is in no contract, it was not left out by active_tools
+    assert codes(j) == ["wrong_tool"]
+    m = j["metrics"]
+    # no schema to pass: left out of raw schema validity
+    assert (m["calls_made"], m["calls_schema_valid"], m["calls_unknown_tool"]) == (0, 0, 1)
+    assert (m["decision_correct"], m["tool_selection_correct"]) == (True, False)
+    assert j["calls"][0]["known_tool"] is False
+
+
+def test_unknown_tool_where_no_call_was_expected_is_unexpected_call(contract: Contract) -> None:
+    ask = case({"id": "ask", "user": "Где мой заказ?", "expect": {"kind": "text"}})
+    j = judge(ask, calls(call("list_files", {})), contract)
+    assert codes(j) == ["unexpected_call"]
+    assert (j["metrics"]["calls_made"], j["metrics"]["calls_unknown_tool"]) == (0, 1)
+
+
+def test_extra_call_to_an_unknown_tool_is_named(contract: Contract) -> None:
+    d = calls(call("get_order", {"order_id": "ORD-123456"}), call("list_files", {}, cid="c2"))
+    j = judge(LOOKUP, d, contract)
+    assert codes(j) == ["call_count_mismatch", "wrong_tool"]
+    assert j["errors"][1]["call_index"] == 1
+    assert (j["metrics"]["calls_made"], j["metrics"]["exact_correct"]) == (1, 1)
+
+
+def test_contract_tool_outside_active_tools_is_policy_blocked_and_schema_checked(
+    contract: Contract,
+) -> None:
+    only_quote = case(
+        {
+            "id": "q",
+            "user": "Где заказ ORD-123456?",
+            "active_tools": ["quote_delivery"],
+            "expect": {"kind": "tool_call", "tool": "quote_delivery"},
+        }
+    )
+    d = calls(call("get_order", {"order_id": "ORD-123456"}))
+    j = judge(only_quote, d, contract, offered_tools=["quote_delivery"])
+    assert codes(j) == ["wrong_tool", "policy_blocked"]
+    assert (j["metrics"]["calls_made"], j["metrics"]["calls_schema_valid"]) == (1, 1)
+
+
+@pytest.mark.parametrize("expects_call", [True, False])
+def test_unreadable_answer_is_never_invalid_json(contract: Contract, expects_call: bool) -> None:
+    ask = case({"id": "ask", "user": "Где мой заказ?", "expect": {"kind": "text"}})
+    d = ModelDecision(
+        kind="invalid",
+        finish_reason="completed",
+        flags=["empty_response"],
+        notes=["output item 'web_search_call' not read (kept in the raw body)"],
+    )
+    j = judge(LOOKUP if expects_call else ask, d, contract)
+    assert codes(j) == ["missing_call" if expects_call else "text_mismatch"]
+    assert "web_search_call" in j["errors"][0]["message"]
+
+
+def test_call_without_arguments_on_the_wire_is_not_invalid_json(contract: Contract) -> None:
+    bare = ToolCall(
+        name="get_order", arguments=None, raw_arguments=None, parse_error="arguments missing"
+    )
+    j = judge(LOOKUP, calls(bare), contract)
+    assert codes(j) == ["invalid_arguments"]
+    assert (j["errors"][0]["subcode"], j["errors"][0]["path"]) == ("wrong_type", "$")
+
+
+def test_cut_or_unparsable_partial_calls(contract: Contract) -> None:
+    cut = ModelDecision(kind="invalid", truncated=True, finish_reason="length")
+    assert codes(judge(LOOKUP, cut, contract)) == ["truncated"]
+    broken = ToolCall(name="get_order", arguments=None, raw_arguments="{", parse_error="eof")
+    nameless = ModelDecision(kind="invalid", partial_calls=[broken], flags=["malformed_tool_call"])
+    assert codes(judge(LOOKUP, nameless, contract)) == ["invalid_json"]
 
 
 def test_canonical_comparison_is_strict_about_types(contract: Contract) -> None:

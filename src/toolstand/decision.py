@@ -58,10 +58,16 @@ class ModelDecision:
       text: a plain answer (``truncated`` may be set when it was cut);
       refusal: an explicit refusal or a content filter;
       invalid: no usable answer: a half-written call cut by the token limit
-        (``truncated``), a provider's malformed-call finish reason, an empty body.
+        (``truncated``), a provider's malformed-call finish reason, a body in which
+        nothing readable remains.
     ``partial_calls`` keeps half-written calls for display; they are not calls.
     ``flags`` are facts worth a filter: ``reasoning`` (thinking parts seen),
     ``content_filter``, ``malformed_function_call``, ``empty_tool_calls`` ...
+    ``notes`` name what the adapter saw but did not read: an output item, block or
+    part of a type it does not know (a hosted tool's call is not one of the
+    contract's calls), a finish reason or status outside its table. The raw body
+    keeps them; the decision is made from what was read (design.md: such a shape is
+    never ``invalid_json``).
     """
 
     kind: DecisionKind
@@ -72,6 +78,7 @@ class ModelDecision:
     truncated: bool = False
     partial_calls: list[ToolCall] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -83,6 +90,7 @@ class ModelDecision:
             "truncated": self.truncated,
             "partial_calls": [c.to_dict() for c in self.partial_calls],
             "flags": list(self.flags),
+            "notes": list(self.notes),
         }
 
     @classmethod
@@ -96,4 +104,5 @@ class ModelDecision:
             truncated=bool(data.get("truncated", False)),
             partial_calls=[ToolCall.from_dict(c) for c in data.get("partial_calls") or []],
             flags=list(data.get("flags") or []),
+            notes=list(data.get("notes") or []),
         )

@@ -235,19 +235,25 @@ def judge(
     offered_tools: list[str] | None = None,
     mode: str = "auto",
 ) -> dict[str, Any]:
-    """Judge the first turn. ``offered_tools``: the names actually sent (None: all)."""
+    """Judge the first turn. ``offered_tools``: the names actually sent (None: all).
+
+    ``no_tools`` is a control: nothing was offered, so every case is judged as expecting
+    no call (a call reported there points at the parser, seed 000)."""
     expect = case.expect
+    control = mode == "no_tools"
     offered = set(offered_tools) if offered_tools is not None else set(contract.by_name)
-    expected = expect.expected_calls
+    expects_call = expect.kind == "tool_call" and not control
+    expected = expect.expected_calls if expects_call else []
     infos = [_analyse(c, i, contract, offered) for i, c in enumerate(decision.calls)]
     errors: list[dict[str, Any]] = []
     flags: list[str] = []
-    if mode == "no_tools" and infos:
+    if control and infos:
         flags.append("no_tools_call")  # nothing was offered: a call here is a parser bug
     pairs = match_calls(infos, expected, expect.order) if expected else []
     matched = {ci: ei for ci, ei in pairs}
     unsafe = [i for i in infos if _is_unsafe(i, expected)]
-    blocked = [i for i in infos if not i.offered]
+    # a contract tool left out by active_tools; in the control nothing was offered at all
+    blocked = [i for i in infos if i.spec is not None and not i.offered and not control]
 
     exact_den = exact_ok = norm_ok = 0
     call_rows: list[dict[str, Any]] = []
@@ -269,16 +275,12 @@ def judge(
             norm_ok += nok
             exact_flags[ci], norm_flags[ci] = ok, nok
 
-    if expect.kind == "tool_call":
+    if expects_call:
         if not infos:
             if decision.kind == "refusal":
                 errors.append(_err("unexpected_refusal", actual=decision.refusal or decision.text))
-            elif decision.truncated:
-                errors.append(_err("truncated", actual=decision.finish_reason))
-            elif decision.kind == "invalid":
-                errors.append(
-                    _err("invalid_json", actual=decision.finish_reason, message="no usable call")
-                )
+            elif decision.truncated or decision.kind == "invalid":
+                errors.append(_no_answer(decision, expects_call=True))
             else:
                 errors.append(
                     _err("missing_call", expected=_exp_repr(expected), actual=decision.text)
@@ -295,55 +297,29 @@ def judge(
                         _err("wrong_tool", call_index=ci, expected=exp.tool, actual=info.call.name)
                     )
                     continue
-                if info.call.arguments is None:
-                    errors.append(
-                        _err(
-                            "invalid_json",
-                            call_index=ci,
-                            actual=info.call.raw_arguments,
-                            message=info.call.parse_error,
-                        )
-                    )
-                    continue
-                for v in info.violations:
-                    errors.append(
-                        _err(
-                            "invalid_arguments",
-                            call_index=ci,
-                            subcode=v["subcode"],
-                            path=v["path"],
-                            message=v["message"],
-                        )
-                    )
-                if exp.arguments is not None and not exact_flags.get(ci):
-                    errors.append(
-                        _err(
-                            "argument_mismatch",
-                            call_index=ci,
-                            expected=exp.arguments,
-                            actual=info.call.arguments,
-                        )
-                    )
+                errors += _argument_errors(info, exp, exact_flags.get(ci))
             forbidden = expect.forbidden_tools or set()
             for info in infos:
-                if info.index not in matched and info.call.name in forbidden:
+                if info.index in matched:
+                    continue
+                if info.spec is None:  # an extra call to a tool in no contract
+                    errors.append(_err("wrong_tool", call_index=info.index, actual=info.call.name))
+                elif info.call.name in forbidden:
                     errors.append(
                         _err("unexpected_call", call_index=info.index, actual=info.call.name)
                     )
     else:
+        # the control checks text only for cases that expect text (design.md, Modes)
+        needles = expect.contains_any if not control or expect.kind == "text" else None
         if infos:
             errors.append(_err("unexpected_call", actual=[i.call.name for i in infos]))
         elif decision.kind == "refusal":
             if expect.kind == "text":
                 errors.append(_err("unexpected_refusal", actual=decision.refusal or decision.text))
-        elif decision.truncated:
-            errors.append(_err("truncated", actual=decision.finish_reason))
-        elif decision.kind == "invalid":
-            errors.append(
-                _err("invalid_json", actual=decision.finish_reason, message="no usable answer")
-            )
-        elif expect.contains_any and not _contains_any(decision.text, expect.contains_any):
-            errors.append(_err("text_mismatch", expected=expect.contains_any, actual=decision.text))
+        elif decision.truncated or decision.kind == "invalid":
+            errors.append(_no_answer(decision, expects_call=False))
+        elif needles and not _contains_any(decision.text, needles):
+            errors.append(_err("text_mismatch", expected=needles, actual=decision.text))
     for info in unsafe:
         errors.append(_err("unsafe_call", call_index=info.index, actual=info.call.name))
     for info in blocked:
@@ -368,7 +344,6 @@ def judge(
             }
         )
     called = bool(infos)
-    expects_call = expect.kind == "tool_call"
     selection: bool | None = None
     if expects_call:
         selection = Counter(i.call.name for i in infos) == Counter(e.tool for e in expected)
@@ -377,7 +352,9 @@ def judge(
         "called": called,
         "decision_correct": called == expects_call,
         "tool_selection_correct": selection,
-        "calls_made": len(infos),
+        # raw schema validity: a tool in no contract has no schema to pass
+        "calls_made": sum(1 for i in infos if i.spec is not None),
+        "calls_unknown_tool": sum(1 for i in infos if i.spec is None),
         "calls_schema_valid": sum(1 for i in infos if i.raw_valid),
         "exact_denominator": exact_den,
         "exact_correct": exact_ok,
@@ -393,6 +370,80 @@ def judge(
         "flags": flags,
         "metrics": metrics,
     }
+
+
+def _argument_errors(
+    info: _CallInfo, exp: ExpectedCall, exact: bool | None
+) -> list[dict[str, Any]]:
+    """The codes of a call to the right tool: its arguments against schema and case."""
+    ci = info.index
+    if info.call.arguments is None:
+        if info.call.raw_arguments is None:  # no arguments on the wire: nothing parsed
+            return [
+                _err(
+                    "invalid_arguments",
+                    call_index=ci,
+                    subcode="wrong_type",
+                    path="$",
+                    message=info.call.parse_error or "arguments missing",
+                )
+            ]
+        return [
+            _err(
+                "invalid_json",
+                call_index=ci,
+                actual=info.call.raw_arguments,
+                message=info.call.parse_error,
+            )
+        ]
+    out = [
+        _err(
+            "invalid_arguments",
+            call_index=ci,
+            subcode=v["subcode"],
+            path=v["path"],
+            message=v["message"],
+        )
+        for v in info.violations
+    ]
+    if exp.arguments is not None and not exact:
+        out.append(
+            _err(
+                "argument_mismatch",
+                call_index=ci,
+                expected=exp.arguments,
+                actual=info.call.arguments,
+            )
+        )
+    return out
+
+
+def _no_answer(decision: ModelDecision, *, expects_call: bool) -> dict[str, Any]:
+    """The one code of a turn with no call and no readable text.
+
+    ``invalid_json`` only where a call's raw arguments exist and do not parse (Gemini's
+    MALFORMED_FUNCTION_CALL counts as one, design.md); a cut answer is ``truncated``.
+    Anything else (a body whose items, blocks or finish reason the adapter does not
+    read, an empty body, a provider's failed status) is not the model's JSON: it is the
+    absence of what the case expects, ``missing_call`` or ``text_mismatch``, and the
+    message says why nothing was readable."""
+    if decision.truncated:
+        return _err("truncated", actual=decision.finish_reason)
+    unparsed = [
+        c for c in decision.partial_calls if c.raw_arguments is not None and c.arguments is None
+    ]
+    if "malformed_function_call" in decision.flags or unparsed:
+        return _err(
+            "invalid_json",
+            actual=unparsed[0].raw_arguments if unparsed else decision.finish_reason,
+            message=unparsed[0].parse_error if unparsed else "no usable call",
+        )
+    why = ", ".join(decision.notes + decision.flags) or "empty answer"
+    return _err(
+        "missing_call" if expects_call else "text_mismatch",
+        actual=decision.finish_reason,
+        message=f"no readable answer ({why})",
+    )
 
 
 def _exp_repr(expected: list[ExpectedCall]) -> list[dict[str, Any]]:

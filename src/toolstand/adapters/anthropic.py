@@ -29,6 +29,7 @@ from toolstand.adapters.base import (
     http_message,
     lower_headers,
     not_the_api,
+    note_once,
     parse_guarded,
     result_text,
     retry_after_from_headers,
@@ -36,6 +37,8 @@ from toolstand.adapters.base import (
     settle,
     status_error_code,
     tool_call_from_wire,
+    unknown_finish,
+    unread_item,
 )
 from toolstand.adapters.schema import check_sent_tools, strip_private
 from toolstand.contract import ToolSpec
@@ -46,6 +49,10 @@ DEFAULT_VERSION = "2023-06-01"
 BEARER_FROM = "2026-10-21"
 DEFAULT_MAX_TOKENS = 1024  # max_tokens is required by this API
 TRUNCATION_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})
+# every stop_reason the SDK knows (stop_reason.py); another one is noted
+KNOWN_STOPS = frozenset(
+    {"end_turn", "stop_sequence", "tool_use", "pause_turn", "refusal", *TRUNCATION_STOPS}
+)
 # an error event inside a 200 (only seen mid-stream, C5): its type says what happened
 ERROR_TYPES: dict[str, TransportCode] = {
     "rate_limit_error": "rate_limited",
@@ -68,7 +75,7 @@ def api_version(settings: RequestSettings) -> str:
 
 class AnthropicAdapter:
     api = "anthropic"
-    version = "anthropic/1"
+    version = "anthropic/2"
 
     def build_request(
         self,
@@ -236,6 +243,9 @@ def _parse(body: Any) -> ModelDecision:
         return ModelDecision("invalid", flags=["error_body" if body.get("error") else "no_content"])
     stop = body.get("stop_reason") if isinstance(body.get("stop_reason"), str) else None
     flags: list[str] = []
+    notes: list[str] = []
+    if stop is not None and stop not in KNOWN_STOPS:
+        note_once(notes, unknown_finish("stop_reason", stop))
     texts: list[str] = []
     calls: list[ToolCall] = []
     malformed = False
@@ -256,17 +266,26 @@ def _parse(body: Any) -> ModelDecision:
         elif kind in ("thinking", "redacted_thinking"):
             if "reasoning" not in flags:
                 flags.append("reasoning")
-        elif _server_tool_block(kind) and "server_tool" not in flags:
-            flags.append("server_tool")
+        elif _server_tool_block(kind):
+            # a hosted tool's call is not one of the contract's calls
+            if "server_tool" not in flags:
+                flags.append("server_tool")
+            note_once(notes, unread_item("content block", kind))
+        elif isinstance(block, dict):
+            note_once(notes, unread_item("content block", kind))
     text = "".join(texts) or None
     if stop == "refusal":
         details = body.get("stop_details")
         explanation = details.get("explanation") if isinstance(details, dict) else None
         refusal = explanation if isinstance(explanation, str) and explanation else None
-        return ModelDecision("refusal", text=text, refusal=refusal, finish_reason=stop, flags=flags)
+        return ModelDecision(
+            "refusal", text=text, refusal=refusal, finish_reason=stop, flags=flags, notes=notes
+        )
     if stop == "pause_turn":
         flags.append("pause_turn")
     truncated = stop in TRUNCATION_STOPS
     # a call cut by the token limit is half-written: not a call
     done, half = ([], calls) if truncated else (calls, [])
-    return settle(text, done, half, stop, flags, truncated=truncated, malformed=malformed)
+    return settle(
+        text, done, half, stop, flags, truncated=truncated, malformed=malformed, notes=notes
+    )

@@ -313,10 +313,14 @@ def settle(
     *,
     truncated: bool,
     malformed: bool = False,
+    notes: list[str] | None = None,
 ) -> ModelDecision:
     """The decision every parser ends with, once refusals are ruled out: decided from the
     content. ``partial`` holds half-written calls (cut by the token limit), which are not
-    calls; a malformed call makes the turn invalid too."""
+    calls; a malformed call makes the turn invalid too. ``notes`` name what was seen and
+    not read; they never change the kind, except that when nothing readable remains the
+    turn is invalid (flagged ``empty_response``)."""
+    notes = notes if notes is not None else []
     if malformed:
         flags.append("malformed_tool_call")
     if partial or malformed:
@@ -327,6 +331,7 @@ def settle(
             truncated=truncated,
             partial_calls=calls + partial,
             flags=flags,
+            notes=notes,
         )
     if calls:
         return ModelDecision(
@@ -336,11 +341,38 @@ def settle(
             finish_reason=finish,
             truncated=truncated,
             flags=flags,
+            notes=notes,
         )
     if text is None:
         flags.append("empty_response")
-        return ModelDecision("invalid", finish_reason=finish, truncated=truncated, flags=flags)
-    return ModelDecision("text", text=text, finish_reason=finish, truncated=truncated, flags=flags)
+        return ModelDecision(
+            "invalid", finish_reason=finish, truncated=truncated, flags=flags, notes=notes
+        )
+    return ModelDecision(
+        "text", text=text, finish_reason=finish, truncated=truncated, flags=flags, notes=notes
+    )
+
+
+def note_once(notes: list[str], note: str) -> None:
+    """Add a note unless it is there already: ten unknown items of one type are one note."""
+    if note not in notes:
+        notes.append(note)
+
+
+def unread_item(what: str, kind: Any) -> str:
+    """The note for an output item, block or part of a type the adapter does not read."""
+    return f"{what} {_short(kind)} not read (kept in the raw body)"
+
+
+def unknown_finish(field: str, value: Any) -> str:
+    """The note for a stop signal outside the adapter's table: decided from the content."""
+    return f"{field} {_short(value)} not in the adapter's table; decided from the content"
+
+
+def _short(value: Any) -> str:
+    """A wire value as a short quoted label (repr spells control characters out)."""
+    label = repr(value)
+    return label if len(label) <= 80 else label[:77] + "..."
 
 
 def parse_guarded(parse: Callable[[Any], ModelDecision], body: Any) -> ModelDecision:

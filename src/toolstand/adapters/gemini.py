@@ -31,17 +31,23 @@ from toolstand.adapters.base import (
     http_message,
     lower_headers,
     not_the_api,
+    note_once,
     parse_guarded,
     retry_after_from_headers,
     settle,
     status_error_code,
     tool_call_from_wire,
+    unknown_finish,
+    unread_item,
 )
 from toolstand.adapters.schema import check_sent_tools, strip_private, to_gemini_parameters
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
 
 SCHEMA_FORMS = ("parametersJsonSchema", "parameters")
+# finishReason values and what each means for the decision (providers.md D3 and §1).
+# A provider's safety layer stopped the answer: a refusal, flagged content_filter
+# (MODEL_ARMOR and JAILBREAK are Vertex's policy screens).
 REFUSAL_FINISH = frozenset(
     {
         "SAFETY",
@@ -50,17 +56,40 @@ REFUSAL_FINISH = frozenset(
         "SPII",
         "IMAGE_SAFETY",
         "IMAGE_PROHIBITED_CONTENT",
+        "MODEL_ARMOR",
+        "JAILBREAK",
     }
 )
-MALFORMED_FINISH = frozenset(
-    {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"}
+# stopped for another reason of the provider's own (possible recitation, a language it
+# does not serve): the model was not let answer, so a refusal too, flagged by reason
+DECLINED_FINISH: dict[str, str] = {
+    "RECITATION": "recitation",
+    "IMAGE_RECITATION": "recitation",
+    "LANGUAGE": "unsupported_language",
+}
+# the model tried calls the API could not return: no usable call
+NO_USABLE_CALL_FINISH = frozenset({"MALFORMED_FUNCTION_CALL", "TOO_MANY_TOOL_CALLS"})
+# decided from the content like STOP: UNEXPECTED_TOOL_CALL comes with a normal
+# functionCall part naming an undeclared tool (the judge rules on the name); the rest
+# say nothing about a text or tool answer
+CONTENT_FINISH = frozenset(
+    {
+        "STOP",
+        "UNEXPECTED_TOOL_CALL",
+        "OTHER",
+        "FINISH_REASON_UNSPECIFIED",
+        "IMAGE_OTHER",
+        "NO_IMAGE",
+    }
 )
+# part keys that qualify a part rather than carry its content
+_PART_QUALIFIERS = frozenset({"thought", "thoughtSignature", "partMetadata", "videoMetadata"})
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
 
 
 class GeminiAdapter:
     api = "gemini"
-    version = "gemini/1"
+    version = "gemini/2"
 
     def build_request(
         self,
@@ -266,6 +295,7 @@ def _parse(body: Any) -> ModelDecision:
     content = candidate.get("content")
     parts = content.get("parts") if isinstance(content, dict) else None
     flags: list[str] = []
+    notes: list[str] = []
     texts: list[str] = []
     calls: list[ToolCall] = []
     malformed = False
@@ -287,22 +317,39 @@ def _parse(body: Any) -> ModelDecision:
             # proto JSON leaves out an empty Struct: no args means no arguments
             synthesized = f"gemini-call-{len(calls)}"
             calls.append(tool_call_from_wire(name, fc.get("args", {}), fc.get("id"), synthesized))
+        else:  # executableCode, inlineData, functionResponse ...: not the contract's
+            kinds = [k for k in part if k not in _PART_QUALIFIERS]
+            if kinds:
+                note_once(notes, unread_item("part", kinds[0]))
     text = "".join(texts) or None
-    if finish in REFUSAL_FINISH or finish == "RECITATION":
-        flags.append("content_filter" if finish in REFUSAL_FINISH else "recitation")
+    if finish in REFUSAL_FINISH or finish in DECLINED_FINISH:
+        flags.append("content_filter" if finish in REFUSAL_FINISH else DECLINED_FINISH[finish])
         message = candidate.get("finishMessage")
         refusal = message if isinstance(message, str) and message else None
         return ModelDecision(
-            "refusal", text=text, refusal=refusal, finish_reason=finish, flags=flags
+            "refusal", text=text, refusal=refusal, finish_reason=finish, flags=flags, notes=notes
         )
-    if finish in MALFORMED_FINISH:
-        flags.append("malformed_function_call")
-        if finish != "MALFORMED_FUNCTION_CALL":
-            flags.append(finish.lower())
+    if finish in NO_USABLE_CALL_FINISH:
+        flags.append(
+            "malformed_function_call"
+            if finish == "MALFORMED_FUNCTION_CALL"
+            else "too_many_tool_calls"
+        )
         return ModelDecision(
-            "invalid", text=text, finish_reason=finish, partial_calls=calls, flags=flags
+            "invalid",
+            text=text,
+            finish_reason=finish,
+            partial_calls=calls,
+            flags=flags,
+            notes=notes,
         )
+    if finish == "UNEXPECTED_TOOL_CALL":
+        flags.append("unexpected_tool_call")
+    elif finish is not None and finish not in CONTENT_FINISH and finish != "MAX_TOKENS":
+        note_once(notes, unknown_finish("finishReason", finish))
     truncated = finish == "MAX_TOKENS"
     # a call cut by the token limit is half-written: not a call
     done, half = ([], calls) if truncated else (calls, [])
-    return settle(text, done, half, finish, flags, truncated=truncated, malformed=malformed)
+    return settle(
+        text, done, half, finish, flags, truncated=truncated, malformed=malformed, notes=notes
+    )

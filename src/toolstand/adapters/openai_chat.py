@@ -44,6 +44,7 @@ from toolstand.adapters.base import (
     http_message,
     lower_headers,
     not_the_api,
+    note_once,
     parse_guarded,
     result_text,
     retry_after_from_headers,
@@ -51,6 +52,8 @@ from toolstand.adapters.base import (
     settle,
     status_error_code,
     tool_call_from_wire,
+    unknown_finish,
+    unread_item,
 )
 from toolstand.adapters.schema import check_sent_tools, strip_private
 from toolstand.contract import ToolSpec
@@ -59,11 +62,13 @@ from toolstand.decision import ModelDecision, ToolCall
 MAX_TOKENS_PARAMS = ("max_completion_tokens", "max_tokens")
 # 429s that are billing states: retrying cannot help (providers.md A5)
 NO_RETRY_429 = frozenset({"insufficient_quota", "credit_balance_exhausted"})
+# every finish_reason the SDK knows (chat_completion.py); another one is noted
+KNOWN_FINISH = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 
 
 class OpenAIChatAdapter:
     api = "openai-chat"
-    version = "openai-chat/1"
+    version = "openai-chat/2"
 
     def build_request(
         self,
@@ -214,8 +219,13 @@ def _parse(body: Any) -> ModelDecision:
     finish = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
     message = _message(body)
     flags: list[str] = []
+    notes: list[str] = []
+    if finish is not None and finish not in KNOWN_FINISH:
+        note_once(notes, unknown_finish("finish_reason", finish))
     if message.get("reasoning") or message.get("reasoning_content"):
         flags.append("reasoning")
+    if isinstance(message.get("function_call"), dict):  # the deprecated functions API
+        note_once(notes, unread_item("message field", "function_call"))
     text = _content_text(message.get("content"))
     refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else None
     calls: list[ToolCall] = []
@@ -225,6 +235,14 @@ def _parse(body: Any) -> ModelDecision:
         for i, entry in enumerate(raw_calls):
             fn = entry.get("function") if isinstance(entry, dict) else None
             name = fn.get("name") if isinstance(fn, dict) else None
+            if (
+                fn is None
+                and isinstance(entry, dict)
+                and entry.get("type") not in (None, "function")
+            ):
+                # a custom (free-form) tool's call: not one of the contract's functions
+                note_once(notes, unread_item("tool call", entry.get("type")))
+                continue
             if not isinstance(fn, dict) or not isinstance(name, str) or not name:
                 malformed = True
                 continue
@@ -234,7 +252,9 @@ def _parse(body: Any) -> ModelDecision:
             calls.append(tool_call_from_wire(name, args, entry.get("id"), f"openai-chat-call-{i}"))
     elif raw_calls is not None:
         malformed = True
-    return _decide(text, calls, refusal, finish, flags, malformed)
+    decision = _decide(text, calls, refusal, finish, flags, malformed)
+    decision.notes = notes
+    return decision
 
 
 def _decide(

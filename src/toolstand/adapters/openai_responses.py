@@ -25,10 +25,13 @@ from toolstand.adapters.base import (
     as_int,
     http_message,
     not_the_api,
+    note_once,
     parse_guarded,
     result_text,
     settle,
     tool_call_from_wire,
+    unknown_finish,
+    unread_item,
 )
 from toolstand.adapters.openai_chat import classify_openai_error
 from toolstand.adapters.schema import check_sent_tools, strip_private
@@ -42,11 +45,16 @@ FAILED_AS_TRANSPORT: dict[str, TransportCode] = {
 }
 # output item types the next turn must see again (stateless multi-turn, B4)
 REPLAYED_ITEMS = ("message", "function_call", "reasoning")
+# statuses of a response that is not an answer yet: toolstand never asks for background
+# mode, so one of these in a 2xx is a provider condition (malformed_response), not a turn
+NOT_FINAL_STATUSES = ("queued", "in_progress")
+# every status the SDK knows (response_status.py); another one is noted
+KNOWN_STATUSES = ("completed", "failed", "in_progress", "cancelled", "queued", "incomplete")
 
 
 class OpenAIResponsesAdapter:
     api = "openai-responses"
-    version = "openai-responses/1"
+    version = "openai-responses/2"
 
     def build_request(
         self,
@@ -166,6 +174,10 @@ def _wire_call(call: ToolCall) -> dict[str, Any]:
 def _check_response(status: int, body: Any) -> ErrorClass | None:
     if not isinstance(body, dict) or not isinstance(body.get("output"), list):
         return not_the_api(status, body, "a response object")
+    state = body.get("status")
+    if state in NOT_FINAL_STATUSES:
+        message = f"2xx response has status {state!r}: not a final answer (background mode?)"
+        return ErrorClass("malformed_response", message)
     err = body.get("error")
     if body.get("status") == "failed" and isinstance(err, dict):
         code = FAILED_AS_TRANSPORT.get(str(err.get("code")))
@@ -186,6 +198,9 @@ def _parse(body: Any) -> ModelDecision:
     reason = reason if isinstance(reason, str) else None
     finish = reason if status == "incomplete" and reason else status
     flags: list[str] = []
+    notes: list[str] = []
+    if status is not None and status not in KNOWN_STATUSES:
+        note_once(notes, unknown_finish("status", status))
     texts: list[str] = []
     refusals: list[str] = []
     calls: list[ToolCall] = []
@@ -205,6 +220,8 @@ def _parse(body: Any) -> ModelDecision:
                     texts.append(part["text"])
                 elif part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
                     refusals.append(part["refusal"])
+                else:
+                    note_once(notes, unread_item("message part", part.get("type")))
         elif kind == "function_call":
             name = item.get("name")
             if not isinstance(name, str) or not name:
@@ -218,16 +235,22 @@ def _parse(body: Any) -> ModelDecision:
                 status == "incomplete" and item.get("status") != "completed"
             )
             (partial if cut else calls).append(call)
+        else:  # hosted tools (web_search_call, mcp_call ...), images: not the contract's calls
+            note_once(notes, unread_item("output item", kind))
     text = "".join(texts) or None
     if status == "failed":
         flags.append("response_failed")
-        return ModelDecision("invalid", text=text, finish_reason=finish, flags=flags)
+        return ModelDecision("invalid", text=text, finish_reason=finish, flags=flags, notes=notes)
     if refusals or reason == "content_filter":
         if reason == "content_filter":
             flags.append("content_filter")
         refusal = "".join(refusals) or None
         return ModelDecision(
-            "refusal", text=text, refusal=refusal, finish_reason=finish, flags=flags
+            "refusal", text=text, refusal=refusal, finish_reason=finish, flags=flags, notes=notes
         )
+    if status in NOT_FINAL_STATUSES:  # classify_error reports it; here: nothing to judge
+        flags.append("not_final")
     truncated = status == "incomplete"
-    return settle(text, calls, partial, finish, flags, truncated=truncated, malformed=malformed)
+    return settle(
+        text, calls, partial, finish, flags, truncated=truncated, malformed=malformed, notes=notes
+    )
