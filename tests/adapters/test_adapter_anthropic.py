@@ -172,6 +172,30 @@ def test_parse_thinking_is_flagged() -> None:
     assert (d.kind, d.text, d.flags) == ("tool_call", None, ["reasoning"])
 
 
+def test_server_tool_and_unknown_blocks_are_noted_and_the_text_read() -> None:
+    d = adapter.parse_decision(body(API, "h_server_tool_blocks"))
+    assert (d.kind, d.text, d.flags) == (
+        "text",
+        "Я не нашёл публичных сведений о заказе.",
+        ["server_tool"],
+    )
+    assert d.notes == [
+        "content block 'server_tool_use' not read (kept in the raw body)",
+        "content block 'web_search_tool_result' not read (kept in the raw body)",
+        "content block 'container_upload' not read (kept in the raw body)",
+    ]
+
+
+def test_unknown_stop_reason_is_noted() -> None:
+    response = body(API, "a_text")
+    response["stop_reason"] = "something_new"
+    d = adapter.parse_decision(response)
+    assert (d.kind, d.finish_reason) == ("text", "something_new")
+    assert d.notes == [
+        "stop_reason 'something_new' not in the adapter's table; decided from the content"
+    ]
+
+
 @pytest.mark.parametrize(
     "value", [None, "x", [], {}, {"content": None}, {"content": [{"type": "tool_use"}]}]
 )

@@ -241,8 +241,74 @@ def test_parse_malformed_function_call() -> None:
         ["malformed_function_call"],
         "MALFORMED_FUNCTION_CALL",
     )
+    d = adapter.parse_decision({"candidates": [{"finishReason": "TOO_MANY_TOOL_CALLS"}]})
+    assert (d.kind, d.flags) == ("invalid", ["too_many_tool_calls"])
+
+
+def test_parse_unexpected_tool_call_is_a_call() -> None:
+    """UNEXPECTED_TOOL_CALL arrives with a normal functionCall part naming a tool that was
+    not declared: the model called; the judge rules on the name."""
     d = adapter.parse_decision(body(API, "f_unexpected_tool_call"))
-    assert (d.kind, d.flags) == ("invalid", ["malformed_function_call", "unexpected_tool_call"])
+    assert (d.kind, d.finish_reason, d.flags) == (
+        "tool_call",
+        "UNEXPECTED_TOOL_CALL",
+        ["unexpected_tool_call"],
+    )
+    [call] = d.calls
+    assert (call.name, call.arguments, call.parse_error) == ("list_files", {}, None)
+    # without a part there is nothing readable: invalid, and not a malformed call
+    d = adapter.parse_decision({"candidates": [{"finishReason": "UNEXPECTED_TOOL_CALL"}]})
+    assert (d.kind, d.flags) == ("invalid", ["unexpected_tool_call", "empty_response"])
+
+
+@pytest.mark.parametrize(
+    ("finish", "flag"),
+    [
+        ("MODEL_ARMOR", "content_filter"),
+        ("JAILBREAK", "content_filter"),
+        ("SPII", "content_filter"),
+        ("IMAGE_PROHIBITED_CONTENT", "content_filter"),
+        ("RECITATION", "recitation"),
+        ("IMAGE_RECITATION", "recitation"),
+        ("LANGUAGE", "unsupported_language"),
+    ],
+)
+def test_provider_blocks_are_refusals(finish: str, flag: str) -> None:
+    d = adapter.parse_decision({"candidates": [{"finishReason": finish, "index": 0}]})
+    assert (d.kind, d.finish_reason, d.flags, d.notes) == ("refusal", finish, [flag], [])
+
+
+def test_parse_model_armor_candidate_without_parts() -> None:
+    d = adapter.parse_decision(body(API, "d_refusal_model_armor"))
+    assert (d.kind, d.finish_reason, d.text, d.flags) == (
+        "refusal",
+        "MODEL_ARMOR",
+        None,
+        ["content_filter"],
+    )
+
+
+@pytest.mark.parametrize(
+    "finish", ["OTHER", "FINISH_REASON_UNSPECIFIED", "IMAGE_OTHER", "NO_IMAGE"]
+)
+def test_uninformative_finish_reasons_are_decided_from_the_content(finish: str) -> None:
+    d = adapter.parse_decision(
+        {"candidates": [{"content": {"parts": [{"text": "Да."}]}, "finishReason": finish}]}
+    )
+    assert (d.kind, d.text, d.notes) == ("text", "Да.", [])
+
+
+def test_unknown_finish_reason_and_part_are_noted_and_the_text_read() -> None:
+    d = adapter.parse_decision(body(API, "g_unknown_finish_reason"))
+    assert (d.kind, d.text, d.finish_reason) == (
+        "text",
+        "Заказ ORD-123456 в пути.",
+        "SOMETHING_NEW",
+    )
+    assert d.notes == [
+        "part 'executableCode' not read (kept in the raw body)",
+        "finishReason 'SOMETHING_NEW' not in the adapter's table; decided from the content",
+    ]
 
 
 def test_parse_thought_parts_are_not_text() -> None:

@@ -253,6 +253,28 @@ def test_missing_call_id_is_synthesized() -> None:
     assert (call.call_id, call.call_id_synthesized) == ("openai-chat-call-0", True)
 
 
+def test_unknown_finish_reason_is_noted_and_the_text_read() -> None:
+    d = adapter.parse_decision(body(API, "h_unknown_finish_reason"))
+    assert (d.kind, d.text, d.finish_reason) == (
+        "text",
+        "Пожалуйста, укажите номер заказа.",
+        "eos_token",
+    )
+    assert d.notes == [
+        "finish_reason 'eos_token' not in the adapter's table; decided from the content"
+    ]
+
+
+def test_custom_tool_calls_are_noted_not_malformed() -> None:
+    response = body(API, "b_tool_call")
+    response["choices"][0]["message"]["tool_calls"].append(
+        {"id": "call_x", "type": "custom", "custom": {"name": "grep", "input": "ORD"}}
+    )
+    d = adapter.parse_decision(response)
+    assert (d.kind, [c.name for c in d.calls]) == ("tool_call", ["get_order"])
+    assert d.notes == ["tool call 'custom' not read (kept in the raw body)"]
+
+
 @pytest.mark.parametrize(
     ("value", "flag"),
     [

@@ -147,6 +147,57 @@ def test_parse_failed_response_is_invalid() -> None:
     assert (d.kind, d.finish_reason, d.flags) == ("invalid", "failed", ["response_failed"])
 
 
+@pytest.mark.parametrize("status", ["queued", "in_progress"])
+def test_a_status_that_is_not_final_is_malformed_response(status: str) -> None:
+    """Background mode is never asked for: a queued or running response is a provider
+    condition, out of every quality denominator, not a decision."""
+    err = adapter.classify_error(200, {}, body(API, f"i_status_{status}"))
+    assert err is not None and err.code == "malformed_response"
+    assert repr(status) in err.message and "not a final answer" in err.message
+
+
+def test_hosted_items_beside_a_message_keep_the_text() -> None:
+    d = adapter.parse_decision(body(API, "j_hosted_items_with_text"))
+    assert (d.kind, d.text, d.flags) == ("text", "Вот схема доставки.", ["reasoning"])
+    assert d.notes == ["output item 'image_generation_call' not read (kept in the raw body)"]
+    assert adapter.classify_error(200, {}, body(API, "j_hosted_items_with_text")) is None
+
+
+def test_hosted_items_beside_a_function_call_keep_the_call() -> None:
+    d = adapter.parse_decision(body(API, "j_hosted_items_with_call"))
+    assert (d.kind, [c.name for c in d.calls], d.calls[0].call_id) == (
+        "tool_call",
+        ["get_order"],
+        "call_Rz2",
+    )
+    # a hosted tool's call (even one the client runs) is not one of the contract's calls
+    assert d.notes == [
+        "output item 'tool_search_call' not read (kept in the raw body)",
+        "output item 'web_search_call' not read (kept in the raw body)",
+    ]
+
+
+def test_only_hosted_items_leave_nothing_readable() -> None:
+    d = adapter.parse_decision(body(API, "j_hosted_items_only"))
+    assert (d.kind, d.flags) == ("invalid", ["reasoning", "empty_response"])
+    assert d.notes == [
+        "output item 'mcp_call' not read (kept in the raw body)",
+        "output item 'file_search_call' not read (kept in the raw body)",
+    ]
+
+
+def test_unknown_status_and_message_part_are_noted() -> None:
+    response = body(API, "a_text")
+    response["status"] = "paused"
+    response["output"][0]["content"].append({"type": "output_audio", "data": "AAAA"})
+    d = adapter.parse_decision(response)
+    assert (d.kind, d.text) == ("text", "Пожалуйста, укажите номер заказа в формате ORD-123456.")
+    assert d.notes == [
+        "status 'paused' not in the adapter's table; decided from the content",
+        "message part 'output_audio' not read (kept in the raw body)",
+    ]
+
+
 @pytest.mark.parametrize("value", [None, 3, "text", [], {}, {"output": "x"}, {"output": [None, 1]}])
 def test_unusable_bodies_are_invalid(value: Any) -> None:
     assert adapter.parse_decision(value).kind == "invalid"
@@ -248,3 +299,11 @@ def test_classify_shares_the_chat_error_envelope(status: int, name: str, code: s
     err = adapter.classify_error(status, {}, chat_body)
     assert err is not None and (err.code, err.message) == (code, chat_body["error"]["message"])
     assert err.should_retry is (code in ("server_error", "overloaded"))
+
+
+def test_an_incomplete_item_in_a_completed_response_is_cut() -> None:
+    response = body(API, "b_tool_call")
+    [item] = [i for i in response["output"] if i["type"] == "function_call"]
+    item.update(status="incomplete", arguments='{"order_id": "ORD-12')
+    d = adapter.parse_decision(response)
+    assert (d.kind, d.truncated, d.calls, len(d.partial_calls)) == ("invalid", True, [], 1)

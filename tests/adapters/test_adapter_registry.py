@@ -20,7 +20,7 @@ def test_api_names_and_versions() -> None:
     for api in API_NAMES:
         adapter = get_adapter(api)
         assert adapter.api == api
-        assert adapter.version == f"{api}/1"
+        assert adapter.version == f"{api}/2"
 
 
 @pytest.mark.parametrize("name", ["openai", "", "Gemini", None, ["gemini"]])

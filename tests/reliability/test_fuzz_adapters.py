@@ -261,3 +261,156 @@ def test_every_single_mutation_of_every_fixture(api: str) -> None:
             check_usage(adapter.usage(mutated))
             n += 1
     assert n > 1000
+
+
+# --- Issue 19: body shapes the adapters do not know are never invalid_json ----------------
+
+# names no table knows: lower case for types and statuses, upper case for Gemini
+UNKNOWN = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=10).map(
+    lambda s: "x_" + s
+)
+UNKNOWN_UPPER = UNKNOWN.map(str.upper)
+CALL_NAMES = st.sampled_from(["get_order", "quote_delivery", "cancel_order", "list_files"])
+GOOD_ARGS = st.sampled_from(
+    [{}, {"order_id": "ORD-123456"}, {"order_id": 5}, {"origin": "Казань", "weight_kg": "2,5"}]
+)
+BROKEN_TEXT = st.sampled_from(['{"order_id": "ORD-12', "[1]", '"x"', "", "{'a': 1}", "null"])
+BROKEN_VALUE = st.sampled_from([["ORD-123456"], "ORD-123456", 3, None, True])
+PAYLOAD = st.dictionaries(
+    st.sampled_from(["data", "status", "result", "query"]), st.text(max_size=4), max_size=2
+)
+
+
+@st.composite
+def call_args(draw: Any, *, as_text: bool) -> tuple[Any, bool]:
+    """Wire arguments and whether they are unparsable (exist, and are not a JSON object)."""
+    if draw(st.booleans()):
+        args = draw(GOOD_ARGS)
+        return (orjson.dumps(args).decode() if as_text else args), False
+    if as_text:
+        return draw(BROKEN_TEXT), True
+    value = draw(BROKEN_VALUE)
+    return value, value is not None  # Anthropic and Gemini: an absent input is no input
+
+
+@st.composite
+def chat_body(draw: Any) -> tuple[Any, bool]:
+    finish = draw(st.sampled_from(["stop", "tool_calls", "length", "function_call"]) | UNKNOWN)
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": draw(st.none() | st.text(max_size=5)),
+    }
+    calls, broken = [], False
+    for i in range(draw(st.integers(0, 2))):
+        if draw(st.integers(0, 3)) == 0:  # a tool call of a type nobody declared
+            calls.append({"id": f"call_{i}", "type": draw(UNKNOWN), **draw(PAYLOAD)})
+            continue
+        args, bad = draw(call_args(as_text=True))
+        broken |= bad
+        fn = {"name": draw(CALL_NAMES), "arguments": args}
+        calls.append({"id": f"call_{i}", "type": "function", "function": fn})
+    if calls:
+        message["tool_calls"] = calls
+    message.update({draw(UNKNOWN): draw(PAYLOAD) for _ in range(draw(st.integers(0, 1)))})
+    return {"choices": [{"index": 0, "message": message, "finish_reason": finish}]}, broken
+
+
+@st.composite
+def responses_body(draw: Any) -> tuple[Any, bool]:
+    status = draw(st.sampled_from(["completed", "incomplete", "cancelled", "failed"]) | UNKNOWN)
+    items, broken = [], False
+    for i in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["message", "function_call", "reasoning"]) | UNKNOWN)
+        if kind == "message":
+            part_type = draw(st.sampled_from(["output_text", "refusal"]) | UNKNOWN)
+            part = {"type": part_type, "text": draw(st.text(max_size=5))}
+            items.append({"type": "message", "status": "completed", "content": [part]})
+        elif kind == "function_call":
+            args, bad = draw(call_args(as_text=True))
+            item_status = draw(st.sampled_from(["completed", "incomplete"]))
+            broken |= bad and item_status == "completed"
+            items.append(
+                {
+                    "type": "function_call",
+                    "status": item_status,
+                    "call_id": f"call_{i}",
+                    "name": draw(CALL_NAMES),
+                    "arguments": args,
+                }
+            )
+        else:
+            items.append({"type": kind, "id": f"it_{i}", **draw(PAYLOAD)})
+    return {"status": status, "incomplete_details": None, "output": items}, broken
+
+
+@st.composite
+def anthropic_body(draw: Any) -> tuple[Any, bool]:
+    stop = draw(st.sampled_from(["end_turn", "tool_use", "max_tokens", "pause_turn"]) | UNKNOWN)
+    blocks, broken = [], False
+    for i in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["text", "tool_use", "thinking", "server_tool_use"]) | UNKNOWN)
+        if kind == "tool_use":
+            args, bad = draw(call_args(as_text=False))
+            broken |= bad
+            blocks.append(
+                {"type": "tool_use", "id": f"toolu_{i}", "name": draw(CALL_NAMES), "input": args}
+            )
+        else:
+            blocks.append({"type": kind, "text": draw(st.text(max_size=5)), **draw(PAYLOAD)})
+    return {"type": "message", "role": "assistant", "content": blocks, "stop_reason": stop}, broken
+
+
+@st.composite
+def gemini_body(draw: Any) -> tuple[Any, bool]:
+    known = ["STOP", "MAX_TOKENS", "OTHER", "UNEXPECTED_TOOL_CALL", "LANGUAGE", "MODEL_ARMOR"]
+    finish = draw(st.sampled_from(known) | UNKNOWN_UPPER | st.none())
+    parts, broken = [], False
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["text", "functionCall", "thought"]) | UNKNOWN)
+        if kind == "functionCall":
+            args, bad = draw(call_args(as_text=False))
+            broken |= bad
+            parts.append({"functionCall": {"name": draw(CALL_NAMES), "args": args}})
+        elif kind == "thought":
+            parts.append({"text": draw(st.text(max_size=5)), "thought": True})
+        elif kind == "text":
+            parts.append({"text": draw(st.text(max_size=5))})
+        else:
+            parts.append({kind: draw(PAYLOAD)})
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if finish is not None:
+        candidate["finishReason"] = finish
+    return {"candidates": [candidate]}, broken
+
+
+SHAPED = {
+    "openai-chat": chat_body(),
+    "openai-responses": responses_body(),
+    "anthropic": anthropic_body(),
+    "gemini": gemini_body(),
+}
+
+
+@pytest.mark.parametrize("api", API_NAMES)
+@FUZZ
+@given(data=st.data())
+def test_unknown_shapes_are_never_invalid_json(api: str, data: Any) -> None:
+    """Bodies with unknown finish reasons, statuses and item types: the judge gives
+    ``invalid_json`` only when the body holds a call whose arguments exist and do not
+    parse to an object; what was not read is named in the decision's notes."""
+    body, broken = data.draw(SHAPED[api], label="body")
+    adapter = get_adapter(api)
+    assert adapter.classify_error(200, {}, body) is None
+    decision = adapter.parse_decision(body)
+    check_decision(decision)
+    names = {c.name for c in decision.calls}
+    assert names <= {"get_order", "quote_delivery", "cancel_order", "list_files"}
+    for case in CASES:
+        for mode in ("auto", "no_tools"):
+            offered = (
+                [] if mode == "no_tools" else [t.name for t in CONTRACT.subset(case.active_tools)]
+            )
+            judgement = judge(case, decision, CONTRACT, offered_tools=offered, mode=mode)
+            got = [e["code"] for e in judgement["errors"]]
+            if "invalid_json" in got:
+                assert broken, (case.id, mode, decision, got)

@@ -250,7 +250,8 @@ def _parse(body: Any) -> ModelDecision:
         )
     if status in NOT_FINAL_STATUSES:  # classify_error reports it; here: nothing to judge
         flags.append("not_final")
-    truncated = status == "incomplete"
+    # an item marked incomplete was cut even when the response says completed
+    truncated = status == "incomplete" or bool(partial)
     return settle(
         text, calls, partial, finish, flags, truncated=truncated, malformed=malformed, notes=notes
     )
