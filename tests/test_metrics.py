@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from record_factory import (
     SIG_TEXT,
@@ -20,9 +22,11 @@ from record_factory import (
     write_jsonl,
 )
 
+from toolstand.config import parse_config
 from toolstand.history import iter_records
 from toolstand.metrics import METRICS, GroupStats, Report, compute, compute_files
 from toolstand.report import to_json
+from toolstand.runner import load_inputs, run
 
 BAD_ARGS = [
     err("invalid_arguments", "pattern", path="$.order_id", expected="^ORD-", actual="1"),
@@ -326,3 +330,40 @@ def test_error_values_named_like_cut_points_keep_their_errors(tmp_path: Path) ->
     recs = [header(), attempt("a", j=j)]
     fast = compute_files([_write(tmp_path, recs)], collect_failures=True)
     assert fast.failures[0].errors == j["errors"]
+
+
+def test_no_tools_control_from_the_simulator(tmp_path: Path) -> None:
+    """Issue 14 item 7: in the no_tools control every case expects no call, so the careful
+    persona passes every case (it answers with text), tool selection and argument
+    accuracy have no denominator, and no_tools does not fill the failure list."""
+    root = Path(__file__).resolve().parent.parent
+    data = {
+        "runs": [
+            {"provider": "sim", "model": "sim-careful", "api": "anthropic", "base_url": "sim"}
+        ],
+        "system_prompt": "prompts/delivery-router-v1.txt",
+        "modes": ["auto", "no_tools"],
+        "repetitions": 1,
+    }
+    inputs = load_inputs(parse_config(orjson.dumps(data), "cfg", root), "cfg")
+    out = tmp_path / "run.jsonl"
+    asyncio.run(run(inputs, out, progress_out=None))
+    report = compute_files([out], collect_failures=True)
+    groups = {g.mode: g for g in report.groups}
+    control = groups["no_tools"]
+    rates = control.metrics()
+    assert control.scored == len(control.cases) > 0
+    assert (rates["pass_rate"].numerator, rates["pass_rate"].denominator) == (
+        control.scored,
+        control.scored,
+    )
+    assert rates["decision_accuracy"].numerator == control.scored
+    for name in (
+        "tool_selection_accuracy",
+        "exact_argument_accuracy",
+        "normalized_argument_accuracy",
+    ):
+        assert rates[name].denominator == 0, name
+    assert not [f for f in report.failures if f.mode == "no_tools"]
+    # auto over the same cases still asks for calls where they are expected
+    assert groups["auto"].metrics()["tool_selection_accuracy"].denominator > 0
