@@ -7,6 +7,7 @@ from email.utils import format_datetime
 
 import pytest
 
+from toolstand.adapters import get_adapter
 from toolstand.adapters.base import (
     ErrorClass,
     parse_json_object,
@@ -14,6 +15,8 @@ from toolstand.adapters.base import (
     retry_after_from_headers,
     retry_hint,
     tool_call_from_wire,
+    unknown_finish,
+    unread_item,
 )
 
 NOW = 1_800_000_000.0
@@ -107,3 +110,16 @@ def test_parse_guarded_turns_a_parser_crash_into_an_invalid_decision() -> None:
     d = parse_guarded(broken, {"x": 1})
     assert (d.kind, d.flags, d.calls) == ("invalid", ["adapter_error"], [])
     assert parse_guarded(lambda b: ModelDecision("text", text="ok"), {}).text == "ok"
+
+
+def test_notes_spell_control_characters_and_stay_short() -> None:
+    """An item type or finish reason comes from the provider: a note shows it with its
+    control characters spelled and a huge one cut, so no note can paint a terminal."""
+    note = unread_item("output item", "web\x1b[2J\nsearch")
+    assert "\x1b" not in note and "\n" not in note and "\\x1b" in note
+    huge = unknown_finish("status", "x" * 10_000)
+    assert len(huge) < 160 and "..." in huge
+    assert unread_item("part", None) == "part None not read (kept in the raw body)"
+    body = {"status": "completed", "output": [{"type": "a\x07" * 5000}, {"type": "a\x07" * 5000}]}
+    d = get_adapter("openai-responses").parse_decision(body)
+    assert d.kind == "invalid" and len(d.notes) == 1 and len(d.notes[0]) < 160
