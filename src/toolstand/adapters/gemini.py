@@ -345,7 +345,7 @@ def _parse(body: Any) -> ModelDecision:
         )
     if finish == "UNEXPECTED_TOOL_CALL":
         flags.append("unexpected_tool_call")
-    elif finish is not None and finish not in CONTENT_FINISH and finish != "MAX_TOKENS":
+    elif finish is not None and finish not in CONTENT_FINISH | {"MAX_TOKENS"}:
         note_once(notes, unknown_finish("finishReason", finish))
     truncated = finish == "MAX_TOKENS"
     # a call cut by the token limit is half-written: not a call

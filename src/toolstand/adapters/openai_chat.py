@@ -252,9 +252,7 @@ def _parse(body: Any) -> ModelDecision:
             calls.append(tool_call_from_wire(name, args, entry.get("id"), f"openai-chat-call-{i}"))
     elif raw_calls is not None:
         malformed = True
-    decision = _decide(text, calls, refusal, finish, flags, malformed)
-    decision.notes = notes
-    return decision
+    return _decide(text, calls, refusal, finish, flags, malformed, notes)
 
 
 def _decide(
@@ -264,20 +262,23 @@ def _decide(
     finish: str | None,
     flags: list[str],
     malformed: bool,
+    notes: list[str],
 ) -> ModelDecision:
     """The decision table for Chat Completions (providers.md §1): content first."""
     if refusal or finish == "content_filter":
         if finish == "content_filter":
             flags.append("content_filter")
         return ModelDecision(
-            "refusal", text=text, refusal=refusal, finish_reason=finish, flags=flags
+            "refusal", text=text, refusal=refusal, finish_reason=finish, flags=flags, notes=notes
         )
     truncated = finish == "length"
     if not calls and not malformed and finish == "tool_calls":
         flags.append("empty_tool_calls")  # vLLM has said tool_calls with none
     # a call cut by the token limit is half-written: not a call
     done, half = ([], calls) if truncated else (calls, [])
-    return settle(text, done, half, finish, flags, truncated=truncated, malformed=malformed)
+    return settle(
+        text, done, half, finish, flags, truncated=truncated, malformed=malformed, notes=notes
+    )
 
 
 def _error_fields(body: Any) -> tuple[Any, Any]:
