@@ -200,11 +200,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from toolstand.check import run_check
+    from toolstand.printable import visible
 
     result = run_check(Path(args.tools), Path(args.cases), lock=args.lock)
     for problem in result.problems:
         if problem.severity == "error" or not args.quiet:
-            print(problem)
+            print(visible(str(problem)))
     n_err, n_warn = len(result.errors), len(result.warnings)
     status = "FAILED" if n_err else "ok"
     print(
@@ -357,8 +358,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[command](args)
     except LoadError as exc:
+        from toolstand.printable import visible
+
         for problem in exc.problems:
-            print(problem, file=sys.stderr)
+            print(visible(str(problem)), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; finished attempts are on disk (use --resume)", file=sys.stderr)
