@@ -26,15 +26,17 @@ def attempt_key(rec: dict[str, Any]) -> AttemptKey:
     )
 
 
+KEPT = "the lines already written are kept"
+
+
 class HistoryWriteError(LoadError):
     """The history cannot be written (read-only, disk full, file too large). Every line
     already written stays as it was: lines go out whole and flushed, one at a time."""
 
-    def __init__(self, path: Path, exc: OSError, hint: str = "") -> None:
+    def __init__(self, path: Path, exc: OSError, note: str = KEPT) -> None:
         self.path = path
         self.os_error = exc
-        message = f"cannot write: {os_error(exc)}; the lines already written are kept"
-        super().__init__([Problem(str(path), None, "$", message + hint)])
+        super().__init__([Problem(str(path), None, "$", f"cannot write: {os_error(exc)}; {note}")])
 
 
 class JsonlWriter:

@@ -21,7 +21,7 @@ from toolstand.contract import Contract, load_contract
 from toolstand.history_keep import IndexedWriter
 from toolstand.history_lock import os_error, writing
 from toolstand.history_sidecar import sidecar_path
-from toolstand.jsonl import iter_lines
+from toolstand.jsonl import HistoryWriteError, iter_lines
 from toolstand.judge import followup_applies, judge, judge_followup
 from toolstand.printable import visible
 from toolstand.problems import LoadError, Problem
@@ -137,6 +137,8 @@ def rejudge_file(
             with IndexedWriter(tmp, lock=False) as writer:
                 changes = _rejudge_into(writer, source, contract, casefile, warn)
             _move_history(tmp, output)
+        except HistoryWriteError as exc:  # said of the file the user named
+            raise HistoryWriteError(output, exc.os_error, "nothing was written") from None
         finally:
             _discard(tmp)
     return changes

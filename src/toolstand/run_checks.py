@@ -25,14 +25,14 @@ _FIRST_LINE_MAX = 1 << 24  # a run header is a few KB; a longer first line is no
 
 
 def run_refusals(contract: Contract, contract_path: Path, casefile: CaseFile) -> list[Problem]:
-    """The errors `check` reports on these files (its warnings stay warnings), and files
-    that hold nothing to run."""
-    out = [p for p in case_problems(casefile, contract) if p.severity == "error"]
+    """Files that hold nothing to run (said once, not once per case), else the errors
+    `check` reports on them (its warnings stay warnings)."""
+    empty = []
     if not contract.tools:
-        out.append(Problem(str(contract_path), None, "$.tools", "the contract has no tools"))
+        empty.append(Problem(str(contract_path), None, "$.tools", "the contract has no tools"))
     if not casefile.cases:
-        out.append(Problem(casefile.path, None, "$", "the case file holds no case"))
-    return out
+        empty.append(Problem(casefile.path, None, "$", "the case file holds no case"))
+    return empty or [p for p in case_problems(casefile, contract) if p.severity == "error"]
 
 
 def nothing_to_run(inputs: Inputs, only: set[str] | None) -> Problem:

@@ -30,13 +30,20 @@ from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, load_contract
 from toolstand.history_keep import IndexedWriter
 from toolstand.history_lock import writing
-from toolstand.jsonl import AttemptKey, HistoryWriteError, attempt_key, iter_lines, repair_tail
+from toolstand.jsonl import (
+    KEPT,
+    AttemptKey,
+    HistoryWriteError,
+    attempt_key,
+    iter_lines,
+    repair_tail,
+)
 from toolstand.problems import LoadError, Problem
 from toolstand.run_checks import nothing_to_run, refuse_foreign, run_refusals
 from toolstand.transport import make_client
 
 CLIENT_SHARE = 16  # requests in flight per httpx client
-RESUME_HINT = " (make room or fix the file, then --resume completes the run)"
+RESUMABLE = f"{KEPT} (make room or fix the file, then --resume completes the run)"
 
 
 @dataclass
@@ -454,7 +461,7 @@ async def _run_locked(
         progress.out.write("\n")
     if stopped:
         exc = stopped[0]
-        raise HistoryWriteError(exc.path, exc.os_error, RESUME_HINT) from None
+        raise HistoryWriteError(exc.path, exc.os_error, RESUMABLE) from None
     if writer.index_error is not None and progress_out is not None:
         print(
             f"warning: {output}: the History index was not kept ({writer.index_error}); "
