@@ -86,3 +86,24 @@ def test_every_spelling_of_a_path_is_one_lock(
     monkeypatch.chdir(tmp_path)
     with HistoryLock(Path("runs/x.jsonl")), pytest.raises(HistoryBusy):
         HistoryLock(tmp_path / "runs" / ".." / "runs" / "x.jsonl").acquire()
+
+
+async def test_the_tuis_live_appends_take_the_same_lock(tmp_path: Path) -> None:
+    from toolstand.tui.live import LiveSession, live_path
+    from toolstand.tui.project import load_project
+
+    cfg = tmp_path / "config.json"
+    cfg.write_bytes(orjson.dumps(config_data([sim("sim-careful", "openai-chat")])))
+    project = load_project(tmp_path, str(cfg))
+    session = LiveSession(project)
+    try:
+        case = project.casefile.by_id()["direct_lookup"]
+        state = await session.first(0, case, "auto")
+        target = live_path(project.runs_dir, session.today())
+        with HistoryLock(target), pytest.raises(HistoryBusy):
+            session.append(state)  # e.g. `toolstand run --output runs/live-<today>.jsonl`
+        assert not target.exists() or b'"type":"attempt"' not in target.read_bytes()
+        path, _ = session.append(state)
+        assert path == target and target.read_bytes().count(b'"type":"attempt"') == 1
+    finally:
+        await session.close()
