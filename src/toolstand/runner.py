@@ -389,22 +389,22 @@ async def _run_locked(
     progress = Progress(len(todo), progress_out) if progress_out is not None else None
     policy = policy_for(config)
     limiters = [RateLimiter(r.requests_per_minute) for r in config.runs]
-    n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
-    clients = [
-        make_client(
-            connect_timeout=config.timeouts.connect_s,
-            read_timeout=config.timeouts.read_s,
-            max_connections=min(config.parallelism, CLIENT_SHARE),
-            loopback_only=all(r.simulated for r in config.runs),
-        )
-        for _ in range(n_clients)
-    ]
     queue: asyncio.Queue[WorkItem] = asyncio.Queue()
     for it in todo:
         queue.put_nowait(it)
     stopped: list[HistoryWriteError] = []  # the write that failed: every worker stops
     with IndexedWriter(output, lock=False) as writer:
         writer.write(header(inputs, run_id, resumed=resume and bool(done)))
+        n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
+        clients = [
+            make_client(
+                connect_timeout=config.timeouts.connect_s,
+                read_timeout=config.timeouts.read_s,
+                max_connections=min(config.parallelism, CLIENT_SHARE),
+                loopback_only=all(r.simulated for r in config.runs),
+            )
+            for _ in range(n_clients)
+        ]
         async with targets_for(inputs) as targets:
 
             async def worker(client: httpx.AsyncClient) -> None:
