@@ -344,6 +344,8 @@ async def run(
     items = plan(inputs, only)
     if not items:
         raise LoadError([nothing_to_run(inputs, only)])
+    if resume:  # before the lock too, so a refused file gets no lock folder beside it
+        refuse_foreign(output, inputs, anyway=resume_anyway)
     with writing(output):  # held from the first look at the file to the last line
         return await _run_locked(
             inputs, output, items, resume, resume_anyway, only, progress_out, on_record
@@ -365,7 +367,7 @@ async def _run_locked(
     run_id = None
     done: set[AttemptKey] = set()
     if resume:
-        refuse_foreign(output, inputs, anyway=resume_anyway)
+        refuse_foreign(output, inputs, anyway=resume_anyway)  # again: it may have changed
         if repair_tail(output) and progress_out is not None:
             print(
                 f"warning: {output}: cut a torn last line left by a killed run", file=progress_out

@@ -141,6 +141,7 @@ def test_resume_refuses_a_file_that_is_not_a_history(
         "--resume completes only a file that `toolstand run` wrote"
     ]
     assert target.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cases.jsonl", "config.json"]
 
 
 def test_resume_refuses_another_runs_inputs_unless_told(
