@@ -132,3 +132,13 @@ def test_every_command_ends_its_help_with_an_example(
     # and the --only, --alpha kind of option reads as a sentence with its default
     main_help = names["compare"].format_help()
     assert "significance level of the regression test (default: 0.05)" in main_help
+
+
+def test_unknown_only_ids_are_shown_with_their_control_characters_spelled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run.jsonl"
+    args = ["run", "--config", str(ROOT / "config.example.json"), "--output", str(out)]
+    assert main([*args, "--only", "direct_lookup,\x1b]0;pwned\x07"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "unknown case ids: \\x1b]0;pwned\\x07" in err

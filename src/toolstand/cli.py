@@ -220,6 +220,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from datetime import datetime
 
     from toolstand.config import load_config
+    from toolstand.printable import visible
 
     config = load_config(args.config)
     from toolstand.runner import load_inputs, missing_keys, run
@@ -243,10 +244,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if only:
         unknown = only - set(inputs.casefile.by_id())
         if unknown:
-            print(
-                f"error: --only names unknown case ids: {', '.join(sorted(unknown))}",
-                file=sys.stderr,
-            )
+            names = ", ".join(visible(x) for x in sorted(unknown))
+            print(f"error: --only names unknown case ids: {names}", file=sys.stderr)
             return 2
     summary = asyncio.run(
         run(
