@@ -72,3 +72,24 @@ def test_planted_adapter_change_is_found(
     # the source is never touched, and sending nothing is the point
     with pytest.raises(Exception, match="new file"):
         rejudge_file(history, history, warn=io.StringIO())
+
+
+def test_the_new_history_comes_with_its_own_sidecar_and_no_temp_file(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolstand import history_sidecar
+    from toolstand.history_index import HistoryIndex
+
+    monkeypatch.setattr(history_sidecar, "MIN_ROWS", 1)  # index even a small history
+    out = tmp_path / "new.jsonl"
+    rejudge_file(history, out, warn=io.StringIO())
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".index", "new.jsonl"]
+    assert sorted(p.name for p in (tmp_path / ".index").iterdir()) == [
+        ".gitignore",
+        "new.jsonl.idx",
+        "new.jsonl.lock",
+    ]
+    ix = HistoryIndex(out)
+    assert (
+        history_sidecar.load(ix) and ix.rows == len(attempts(out)) and ix.end == out.stat().st_size
+    )

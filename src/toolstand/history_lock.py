@@ -20,7 +20,6 @@ import contextlib
 import errno
 import fcntl
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 from toolstand.history_sidecar import FOLDER
@@ -54,7 +53,8 @@ def lock_path(history: Path) -> Path:
 
 
 class HistoryLock:
-    """An exclusive lock on one history, taken at once or refused (HistoryBusy)."""
+    """An exclusive lock on one history, taken at once or refused (HistoryBusy):
+    ``with HistoryLock(path): ...`` holds it for the block."""
 
     def __init__(self, history: Path) -> None:
         self.history = history
@@ -98,13 +98,6 @@ class HistoryLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
-
-
-@contextlib.contextmanager
-def writing(history: Path) -> Iterator[HistoryLock]:
-    """Hold the history's lock for the block: ``with writing(path): ...``."""
-    with HistoryLock(history) as lock:
-        yield lock
 
 
 def os_error(exc: OSError) -> str:

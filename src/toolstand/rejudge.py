@@ -19,7 +19,7 @@ from toolstand.adapters import get_adapter
 from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.contract import Contract, load_contract
 from toolstand.history_keep import IndexedWriter
-from toolstand.history_lock import os_error, writing
+from toolstand.history_lock import HistoryLock, os_error
 from toolstand.history_sidecar import sidecar_path
 from toolstand.jsonl import HistoryWriteError, iter_lines
 from toolstand.judge import followup_applies, judge, judge_followup
@@ -129,7 +129,7 @@ def rejudge_file(
     header = _first_header(source, warn)
     contract = load_contract(tools or _header_path(source, header, "contract", "--tools"))
     casefile = load_cases(cases or _header_path(source, header, "cases", "--cases"))
-    with writing(output):
+    with HistoryLock(output):
         if output.exists() and (output.is_dir() or output.stat().st_size):
             raise LoadError([Problem(str(output), None, "$", "output exists; choose a new file")])
         tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
@@ -230,9 +230,7 @@ def _move_history(tmp: Path, output: Path) -> None:
     try:
         os.replace(tmp, output)
     except OSError as exc:
-        raise LoadError(
-            [Problem(str(output), None, "$", f"cannot write: {os_error(exc)}")]
-        ) from None
+        raise HistoryWriteError(output, exc, "nothing was written") from None
     index = sidecar_path(tmp)
     if index.exists():
         with contextlib.suppress(OSError):
@@ -240,9 +238,10 @@ def _move_history(tmp: Path, output: Path) -> None:
 
 
 def _discard(tmp: Path) -> None:
-    with contextlib.suppress(OSError):
-        tmp.unlink(missing_ok=True)
-        sidecar_path(tmp).unlink(missing_ok=True)
+    """Remove what a rejudge that did not finish left (nothing, once it was renamed)."""
+    for path in (tmp, sidecar_path(tmp)):
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 def cmd_rejudge(

@@ -29,7 +29,7 @@ from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, load_contract
 from toolstand.history_keep import IndexedWriter
-from toolstand.history_lock import writing
+from toolstand.history_lock import HistoryLock
 from toolstand.jsonl import (
     KEPT,
     AttemptKey,
@@ -346,7 +346,7 @@ async def run(
         raise LoadError([nothing_to_run(inputs, only)])
     if resume:  # before the lock too, so a refused file gets no lock folder beside it
         refuse_foreign(output, inputs, anyway=resume_anyway)
-    with writing(output):  # held from the first look at the file to the last line
+    with HistoryLock(output):  # held from the first look at the file to the last line
         return await _run_locked(
             inputs, output, items, resume, resume_anyway, only, progress_out, on_record
         )
