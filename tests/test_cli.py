@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import orjson
 import pytest
 
-from toolstand.cli import main
+from toolstand.cli import _parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,3 +93,52 @@ def test_the_real_provider_example_loads_and_names_its_keys(
     named = {p.message for p in missing_keys(config, str(path))}
     assert named == {f"environment variable {v} is not set" for v in
                      ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OLLAMA_API_KEY")}  # fmt: skip
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    parser = _parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+def test_every_option_says_what_it_does_and_its_default() -> None:
+    bare = []
+    for name, parser in subcommands().items():
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            flag = action.option_strings[0] if action.option_strings else action.dest
+            text = action.help or ""
+            if len(text.split()) < 3:
+                bare.append(f"{name} {flag}: no sentence")
+            has_default = action.default not in (None, False, argparse.SUPPRESS)
+            if has_default and "%(default)s" not in text and "default" not in text:
+                bare.append(f"{name} {flag}: its default {action.default!r} is not said")
+    assert bare == []
+
+
+def test_every_command_ends_its_help_with_an_example(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    names = subcommands()
+    assert set(names) == {"run", "report", "compare", "rejudge", "check", "sim", "tui"}
+    for name in names:
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        text = capsys.readouterr().out.rstrip()
+        last = text.splitlines()[-2:]
+        assert last[0] == "example:" and last[1].startswith(f"  toolstand {name} "), (name, last)
+        assert "%%" not in text
+    # and the --only, --alpha kind of option reads as a sentence with its default
+    main_help = names["compare"].format_help()
+    assert "significance level of the regression test (default: 0.05)" in main_help
+
+
+def test_unknown_only_ids_are_shown_with_their_control_characters_spelled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run.jsonl"
+    args = ["run", "--config", str(ROOT / "config.example.json"), "--output", str(out)]
+    assert main([*args, "--only", "direct_lookup,\x1b]0;pwned\x07"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "unknown case ids: \\x1b]0;pwned\\x07" in err

@@ -148,3 +148,24 @@ def test_rejudge_brings_old_verdicts_to_the_new_rules(tmp_path: Path) -> None:
         "output item 'image_generation_call' not read (kept in the raw body)"
     ]
     assert new[4]["decision"] is None and "queued" in new[4]["transport_error"]["message"]
+
+
+def test_the_new_history_comes_with_its_own_sidecar_and_no_temp_file(
+    history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolstand import history_sidecar
+    from toolstand.history_index import HistoryIndex
+
+    monkeypatch.setattr(history_sidecar, "MIN_ROWS", 1)  # index even a small history
+    out = tmp_path / "new.jsonl"
+    rejudge_file(history, out, warn=io.StringIO())
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".index", "new.jsonl"]
+    assert sorted(p.name for p in (tmp_path / ".index").iterdir()) == [
+        ".gitignore",
+        "new.jsonl.idx",
+        "new.jsonl.lock",
+    ]
+    ix = HistoryIndex(out)
+    assert (
+        history_sidecar.load(ix) and ix.rows == len(attempts(out)) and ix.end == out.stat().st_size
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import os
 import signal
 import subprocess
@@ -275,21 +274,30 @@ def test_sigkill_then_resume_holds_exactly_the_matrix(tmp_path: Path) -> None:
     assert len({r["run_id"] for r in recs}) == 1
 
 
-def test_requests_per_minute_spaces_request_starts() -> None:
+def test_requests_per_minute_spaces_request_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a fake clock (a timed test would fail on a loaded machine): starts fall on a
+    grid of 60/rpm seconds, and a late wake-up does not push the later ones back."""
+    from toolstand import runner
     from toolstand.runner import RateLimiter
+
+    clock = [100.0]
+    late = iter([0.0, 0.03, 0.0, 0.0])  # the second sleep wakes 30 ms late
+
+    async def fake_sleep(delay: float) -> None:
+        clock[0] += delay + next(late)
+
+    monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(runner.asyncio, "sleep", fake_sleep)
 
     async def starts() -> list[float]:
         limiter = RateLimiter(600)  # one start every 0.1 s
         out = []
-        for _ in range(4):
+        for _ in range(5):
             await limiter.wait()
-            out.append(time.monotonic())
+            out.append(round(clock[0] - 100.0, 6))
         return out
 
-    stamps = asyncio.run(starts())
-    gaps = [b - a for a, b in itertools.pairwise(stamps)]
-    # never sooner than the limit allows (an upper bound would be a timing test)
-    assert all(g >= 0.099 for g in gaps), gaps
+    assert asyncio.run(starts()) == [0.0, 0.1, 0.23, 0.3, 0.4]
     assert RateLimiter(None).interval == 0.0
 
 

@@ -207,6 +207,11 @@ def check_cases(casefile: CaseFile, contract: Contract) -> list[Problem]:
     return out
 
 
+def case_problems(casefile: CaseFile, contract: Contract) -> list[Problem]:
+    """Every problem `check` finds in a case file that loaded; `run` refuses its errors."""
+    return [*casefile.problems, *check_cases(casefile, contract)]
+
+
 def lock_path(contract_path: Path) -> Path:
     return contract_path.with_suffix(".lock.json")
 
@@ -249,8 +254,7 @@ def run_check(tools: Path, cases: Path, *, lock: bool = False) -> CheckResult:
     except LoadError as exc:
         result.problems.extend(exc.problems)
     else:
-        result.problems.extend(casefile.problems)
-        result.problems.extend(check_cases(casefile, contract))
+        result.problems.extend(case_problems(casefile, contract))
     if lock and not result.errors:
         result.problems.extend(check_lock(contract, tools))
     return result

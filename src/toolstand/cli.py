@@ -6,77 +6,206 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from toolstand import __version__
 from toolstand.problems import LoadError, Problem
+
+if TYPE_CHECKING:
+    from toolstand.config import Config, Mode
 
 DEFAULT_TOOLS = "contracts/delivery_tools.json"
 DEFAULT_CASES = "cases/delivery.jsonl"
 
 
+def _sub(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help: str, example: str
+) -> argparse.ArgumentParser:
+    """A subcommand whose --help ends with one example invocation."""
+    return sub.add_parser(
+        name,
+        help=help,
+        description=(help[0].upper() + help[1:]).replace("%%", "%") + ".",
+        epilog=f"example:\n  {example}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="toolstand", description="A test stand for LLM tool calling.")
+    p = argparse.ArgumentParser(
+        prog="toolstand",
+        description="A test stand for LLM tool calling.",
+        epilog="example:\n  toolstand run --config config.example.json --output runs/demo.jsonl",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--version", action="version", version=f"toolstand {__version__}")
-    sub = p.add_subparsers(dest="command")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    r = sub.add_parser("run", help="run the case matrix; one JSONL line per attempt")
-    r.add_argument("--config", required=True)
-    r.add_argument("--cases")
-    r.add_argument("--tools")
-    r.add_argument("--output", help="default: runs/<date>-<time>.jsonl")
-    r.add_argument("--resume", action="store_true", help="complete an interrupted output file")
-    r.add_argument("--only", help="comma-separated case ids")
-    r.add_argument("--modes", help="comma-separated modes: auto,forced,no_tools,reversed")
-    r.add_argument("--repetitions", type=int)
-    r.add_argument("--parallelism", type=int)
+    r = _sub(
+        sub,
+        "run",
+        "run the case matrix; one JSONL line per attempt, progress on stderr",
+        "toolstand run --config config.example.json --output runs/today.jsonl --only direct_lookup",
+    )
+    r.add_argument(
+        "--config", required=True, help="the run configuration (required), e.g. config.example.json"
+    )
+    r.add_argument("--cases", help="the case file to run instead of the config's 'cases'")
+    r.add_argument("--tools", help="the tool contract to use instead of the config's 'tools'")
+    r.add_argument(
+        "--output",
+        help="the history to write; it must not exist yet unless --resume "
+        "(default: runs/<date>-<time>.jsonl)",
+    )
+    r.add_argument(
+        "--resume",
+        action="store_true",
+        help="complete an interrupted history: run only the attempts it lacks, under its run_id",
+    )
+    r.add_argument(
+        "--resume-anyway",
+        action="store_true",
+        help="with --resume: go on even though the history's contract, cases or prompt hash "
+        "differs from the current one (both end up under one run_id)",
+    )
+    r.add_argument(
+        "--only",
+        metavar="IDS",
+        help="run only these case ids, comma-separated (default: every case), "
+        "e.g. direct_lookup,missing_id",
+    )
+    r.add_argument(
+        "--modes",
+        help="comma-separated modes out of auto, forced, no_tools, reversed "
+        "(default: the config's 'modes'), e.g. auto,forced",
+    )
+    r.add_argument(
+        "--repetitions",
+        type=int,
+        metavar="N",
+        help="attempts per case and mode, 1-1000 (default: the config's 'repetitions')",
+    )
+    r.add_argument(
+        "--parallelism",
+        type=int,
+        metavar="N",
+        help="requests in flight, 1-1024 (default: the config's 'parallelism')",
+    )
 
-    rep = sub.add_parser("report", help="metrics with counts and 95%% intervals from JSONL")
-    rep.add_argument("runs", nargs="+")
-    rep.add_argument("--json", action="store_true")
-    rep.add_argument("--errors-csv")
-    rep.add_argument("--junit")
+    rep = _sub(
+        sub,
+        "report",
+        "metrics with counts and 95%% intervals from JSONL histories",
+        "toolstand report runs/demo.jsonl --junit runs/junit.xml --errors-csv runs/errors.csv",
+    )
+    rep.add_argument("runs", nargs="+", metavar="RUN.jsonl", help="one or more histories")
+    rep.add_argument(
+        "--json", action="store_true", help="print the report as JSON instead of a table"
+    )
+    rep.add_argument(
+        "--errors-csv", metavar="PATH", help="also write the error table as CSV to PATH"
+    )
+    rep.add_argument("--junit", metavar="PATH", help="also write JUnit XML for CI to PATH")
 
-    cmp_ = sub.add_parser("compare", help="exit 1 only on a significant regression")
-    cmp_.add_argument("baseline")
-    cmp_.add_argument("current")
-    cmp_.add_argument("--alpha", type=float, default=0.05)
-    cmp_.add_argument("--json", action="store_true")
+    cmp_ = _sub(
+        sub,
+        "compare",
+        "compare two runs; exit 1 only on a regression the counts make significant",
+        "toolstand compare baselines/demo.report.json runs/current.jsonl",
+    )
+    cmp_.add_argument(
+        "baseline", help="the baseline: a history (.jsonl) or a report saved with --json"
+    )
+    cmp_.add_argument("current", help="the run to judge against it: a history or a JSON report")
+    cmp_.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="significance level of the regression test (default: %(default)s), e.g. 0.01",
+    )
+    cmp_.add_argument(
+        "--json", action="store_true", help="print the comparison as JSON instead of a table"
+    )
 
-    rj = sub.add_parser("rejudge", help="re-parse and re-judge stored raw responses")
-    rj.add_argument("run")
-    rj.add_argument("--output", required=True)
-    rj.add_argument("--tools")
-    rj.add_argument("--cases")
+    rj = _sub(
+        sub,
+        "rejudge",
+        "re-parse and re-judge stored raw responses with the current code; list changed verdicts",
+        "toolstand rejudge runs/demo.jsonl --output runs/demo.rejudged.jsonl",
+    )
+    rj.add_argument("run", metavar="RUN.jsonl", help="the history to re-judge (never modified)")
+    rj.add_argument(
+        "--output",
+        required=True,
+        help="the new history to write (required; must not exist yet)",
+    )
+    rj.add_argument(
+        "--tools", help="the contract to judge with (default: the one the run header names)"
+    )
+    rj.add_argument(
+        "--cases", help="the case file to judge with (default: the one the run header names)"
+    )
 
-    c = sub.add_parser("check", help="lint contracts and cases")
-    c.add_argument("--tools", default=DEFAULT_TOOLS)
-    c.add_argument("--cases", default=DEFAULT_CASES)
+    c = _sub(
+        sub,
+        "check",
+        "lint contracts and cases: file:line and JSON path for every problem",
+        "toolstand check --tools contracts/delivery_tools.json --cases cases/delivery.jsonl",
+    )
+    c.add_argument("--tools", default=DEFAULT_TOOLS, help="the contract (default: %(default)s)")
+    c.add_argument("--cases", default=DEFAULT_CASES, help="the case file (default: %(default)s)")
     c.add_argument(
-        "--lock", action="store_true", help="fail on a contract changed without a version bump"
+        "--lock",
+        action="store_true",
+        help="fail on a contract changed without a version bump (records hash and version "
+        "in <contract>.lock.json)",
     )
     c.add_argument("--quiet", "-q", action="store_true", help="errors only, no per-API warnings")
 
-    s = sub.add_parser("sim", help="serve the embedded simulator on loopback")
-    s.add_argument("--host", default="127.0.0.1")
-    s.add_argument("--port", type=int, default=0)
-    s.add_argument("--cases", default=DEFAULT_CASES)
-    s.add_argument("--tools", default=DEFAULT_TOOLS)
-    s.add_argument("--seed", type=int, default=0)
+    s = _sub(
+        sub,
+        "sim",
+        "serve the embedded simulator on loopback for other clients",
+        "toolstand sim --port 8765 --seed 7",
+    )
+    s.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (default: %(default)s)"
+    )
+    s.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help="the port to listen on; 0 picks a free one (default: %(default)s)",
+    )
+    s.add_argument(
+        "--cases", default=DEFAULT_CASES, help="the cases it answers from (default: %(default)s)"
+    )
+    s.add_argument(
+        "--tools", default=DEFAULT_TOOLS, help="the contract it answers with (default: %(default)s)"
+    )
+    s.add_argument(
+        "--seed", type=int, default=0, help="seed of the personas' choices (default: %(default)s)"
+    )
 
-    t = sub.add_parser("tui", help="the terminal UI (the default)")
-    t.add_argument("--config")
-    t.add_argument("--cases")
-    t.add_argument("--tools")
+    t = _sub(
+        sub, "tui", "the terminal UI (the default)", "toolstand tui --config config.example.json"
+    )
+    t.add_argument(
+        "--config", help="the run configuration (default: config.json, else config.example.json)"
+    )
+    t.add_argument("--cases", help="the case file to open instead of the config's")
+    t.add_argument("--tools", help="the contract to use instead of the config's")
     return p
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     from toolstand.check import run_check
+    from toolstand.printable import visible
 
     result = run_check(Path(args.tools), Path(args.cases), lock=args.lock)
     for problem in result.problems:
         if problem.severity == "error" or not args.quiet:
-            print(problem)
+            print(visible(str(problem)))
     n_err, n_warn = len(result.errors), len(result.warnings)
     status = "FAILED" if n_err else "ok"
     print(
@@ -91,28 +220,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     from datetime import datetime
 
     from toolstand.config import load_config
+    from toolstand.printable import visible
 
     config = load_config(args.config)
     from toolstand.runner import load_inputs, missing_keys, run
 
-    if args.modes:
-        from toolstand.config import MODES
-
-        modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-        wrong = [
-            Problem(
-                "--modes", None, f"$.modes[{i}]", f"unknown mode {m!r}; allowed: {', '.join(MODES)}"
-            )
-            for i, m in enumerate(modes)
-            if m not in MODES
-        ]
-        if wrong or not modes or len(set(modes)) != len(modes):
-            raise LoadError(wrong or [Problem("--modes", None, "$.modes", "give distinct modes")])
-        config.modes = modes
-    if args.repetitions:
-        config.repetitions = args.repetitions
-    if args.parallelism:
-        config.parallelism = args.parallelism
+    if args.modes is not None:
+        config.modes = _modes(args.modes)
+    for name in ("repetitions", "parallelism"):
+        _override(config, name, getattr(args, name))
+    only = _only(args.only)
+    if args.resume_anyway and not args.resume:
+        raise LoadError([Problem("--resume-anyway", None, "$", "it goes with --resume")])
     problems = missing_keys(config, args.config)
     if problems:
         raise LoadError(problems)
@@ -122,21 +241,70 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.output
         else Path("runs") / f"{datetime.now():%Y-%m-%d-%H%M%S}.jsonl"
     )
-    only = {x.strip() for x in args.only.split(",")} if args.only else None
     if only:
         unknown = only - set(inputs.casefile.by_id())
         if unknown:
-            print(
-                f"error: --only names unknown case ids: {', '.join(sorted(unknown))}",
-                file=sys.stderr,
-            )
+            names = ", ".join(visible(x) for x in sorted(unknown))
+            print(f"error: --only names unknown case ids: {names}", file=sys.stderr)
             return 2
     summary = asyncio.run(
-        run(inputs, output, resume=args.resume, only=only, progress_out=sys.stderr)
+        run(
+            inputs,
+            output,
+            resume=args.resume,
+            resume_anyway=args.resume_anyway,
+            only=only,
+            progress_out=sys.stderr,
+        )
     )
     print(summary.line(), file=sys.stderr)
     print(output)
     return 0
+
+
+def _modes(text: str) -> list[Mode]:
+    """--modes as a list of distinct known modes, or a LoadError naming the wrong ones."""
+    from toolstand.config import MODES
+
+    modes = [m.strip() for m in text.split(",") if m.strip()]
+    wrong = [
+        Problem(
+            "--modes", None, f"$.modes[{i}]", f"unknown mode {m!r}; allowed: {', '.join(MODES)}"
+        )
+        for i, m in enumerate(modes)
+        if m not in MODES
+    ]
+    if wrong or not modes or len(set(modes)) != len(modes):
+        raise LoadError(wrong or [Problem("--modes", None, "$.modes", "give distinct modes")])
+    return cast("list[Mode]", modes)
+
+
+def _override(config: Config, name: str, value: int | None) -> None:
+    """Set a config field from its flag, within the limits the config file has."""
+    if value is None:
+        return
+    from pydantic import ValidationError
+
+    from toolstand.problems import pydantic_message
+
+    try:
+        type(config).model_validate({**config.model_dump(), name: value})
+    except ValidationError as exc:
+        wrong = [e for e in exc.errors() if e["loc"][:1] == (name,)]
+        if wrong:
+            message = f"{pydantic_message(wrong[0])} (got {value})"
+            raise LoadError([Problem(f"--{name}", None, f"$.{name}", message)]) from None
+    setattr(config, name, value)
+
+
+def _only(text: str | None) -> set[str] | None:
+    """--only as a set of case ids; a value that names none is refused."""
+    if text is None:
+        return None
+    ids = {x.strip() for x in text.split(",") if x.strip()}
+    if not ids:
+        raise LoadError([Problem("--only", None, "$", f"names no case id (got {text!r})")])
+    return ids
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -189,8 +357,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[command](args)
     except LoadError as exc:
+        from toolstand.printable import visible
+
         for problem in exc.problems:
-            print(problem, file=sys.stderr)
+            print(visible(str(problem)), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; finished attempts are on disk (use --resume)", file=sys.stderr)

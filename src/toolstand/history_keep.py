@@ -38,8 +38,8 @@ _BATCH = 4096  # rows held as small dicts before they become columns
 class IndexedWriter(JsonlWriter):
     """JsonlWriter + the sidecar index of the file it appends to."""
 
-    def __init__(self, path: Path, *, save_every: int = SAVE_EVERY) -> None:
-        super().__init__(path)
+    def __init__(self, path: Path, *, save_every: int = SAVE_EVERY, lock: bool = True) -> None:
+        super().__init__(path, lock=lock)
         self.save_every = max(1, save_every)
         self.before = self._fh.tell()  # bytes the file held when this writer opened it
         self.index: HistoryIndex | None = None  # built with the first batch (_catch_up)
@@ -50,8 +50,7 @@ class IndexedWriter(JsonlWriter):
 
     def write(self, record: dict[str, Any]) -> None:
         line = orjson.dumps(record) + b"\n"
-        self._fh.write(line)
-        self._fh.flush()
+        self._put(line)
         if self.index_error is not None:
             return
         try:

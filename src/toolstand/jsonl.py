@@ -9,6 +9,9 @@ from typing import IO, Any, Self
 
 import orjson
 
+from toolstand.history_lock import HistoryLock, os_error
+from toolstand.problems import LoadError, Problem
+
 AttemptKey = tuple[str, str, str, str, str, int]  # provider, model, api, case_id, mode, attempt
 
 
@@ -23,21 +26,64 @@ def attempt_key(rec: dict[str, Any]) -> AttemptKey:
     )
 
 
+KEPT = "the lines already written are kept"
+
+
+class HistoryWriteError(LoadError):
+    """The history cannot be written (read-only, disk full, file too large). Every line
+    already written stays as it was: lines go out whole and flushed, one at a time."""
+
+    def __init__(self, path: Path, exc: OSError, note: str = KEPT) -> None:
+        self.path = path
+        self.os_error = exc
+        super().__init__([Problem(str(path), None, "$", f"cannot write: {os_error(exc)}; {note}")])
+
+
 class JsonlWriter:
     """Appends records; each write is one ``write`` of a whole line, then a flush, so a
-    killed process leaves at most one torn line at the end."""
+    killed process leaves at most one torn line at the end.
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    It holds the history's lock (history_lock) while open, so a second writer is
+    refused; ``lock=False`` when the caller already holds it. Any OS error while
+    opening or writing is a HistoryWriteError naming the file."""
+
+    def __init__(self, path: Path, *, lock: bool = True) -> None:
         self.path = path
-        self._fh: IO[bytes] = path.open("ab")
+        self._lock = HistoryLock(path) if lock else None
+        self._failed = False
+        if self._lock is not None:
+            self._lock.acquire()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh: IO[bytes] = path.open("ab")
+        except OSError as exc:
+            self._release()
+            raise HistoryWriteError(path, exc) from None
 
     def write(self, record: dict[str, Any]) -> None:
-        self._fh.write(orjson.dumps(record) + b"\n")
-        self._fh.flush()
+        self._put(orjson.dumps(record) + b"\n")
+
+    def _put(self, line: bytes) -> None:
+        try:
+            self._fh.write(line)
+            self._fh.flush()
+        except OSError as exc:
+            self._failed = True
+            raise HistoryWriteError(self.path, exc) from None
 
     def close(self) -> None:
-        self._fh.close()
+        try:
+            self._fh.close()
+        except OSError as exc:
+            # after a failed write the buffer still holds that line: it is lost either way
+            if not self._failed:
+                raise HistoryWriteError(self.path, exc) from None
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
 
     def __enter__(self) -> Self:
         return self

@@ -7,17 +7,23 @@ attempts whose verdict changed are listed.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from toolstand.adapters import get_adapter
-from toolstand.cases import Case, load_cases
+from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.contract import Contract, load_contract
 from toolstand.history_keep import IndexedWriter
-from toolstand.jsonl import iter_lines
+from toolstand.history_lock import HistoryLock, os_error
+from toolstand.history_sidecar import sidecar_path
+from toolstand.jsonl import HistoryWriteError, iter_lines
 from toolstand.judge import followup_applies, judge, judge_followup
+from toolstand.printable import visible
 from toolstand.problems import LoadError, Problem
 
 
@@ -104,6 +110,10 @@ def rejudge_file(
     cases: str | None = None,
     warn: IO[str] | None = None,
 ) -> list[Change]:
+    """Write the re-judged ``source`` to ``output`` and list the changed verdicts.
+
+    The output is written to a temp file beside it and renamed into place only when
+    complete, under the output's lock: a failure leaves no partial history behind."""
     warn = warn if warn is not None else sys.stderr
     if output.exists() and output.resolve() == source.resolve():
         raise LoadError(
@@ -116,47 +126,122 @@ def rejudge_file(
                 )
             ]
         )
-    if output.exists() and output.stat().st_size:
-        raise LoadError([Problem(str(output), None, "$", "output exists; choose a new file")])
-    header = None
-    for _, rec in iter_lines(source, warn):
+    header = _first_header(source, warn)
+    contract = load_contract(tools or _header_path(source, header, "contract", "--tools"))
+    casefile = load_cases(cases or _header_path(source, header, "cases", "--cases"))
+    with HistoryLock(output):
+        if output.exists() and (output.is_dir() or output.stat().st_size):
+            raise LoadError([Problem(str(output), None, "$", "output exists; choose a new file")])
+        tmp = output.with_name(f".{output.name}.{os.getpid()}.tmp")
+        try:
+            with IndexedWriter(tmp, lock=False) as writer:
+                changes = _rejudge_into(writer, source, contract, casefile, warn)
+            _move_history(tmp, output)
+        except HistoryWriteError as exc:  # said of the file the user named
+            raise HistoryWriteError(output, exc.os_error, "nothing was written") from None
+        finally:
+            _discard(tmp)
+    return changes
+
+
+def _first_header(source: Path, warn: IO[str]) -> dict[str, Any]:
+    """The history's first run header; a LoadError when there is none or it cannot be read."""
+    for _, rec in _records(source, warn):
         if rec.get("type") == "run":
-            header = rec
-            break
-    if header is None:
-        raise LoadError([Problem(str(source), 1, "$", "no run header: not a toolstand history")])
-    contract = load_contract(tools or header["contract"]["path"])
-    casefile = load_cases(cases or header["cases"]["path"])
+            return rec
+    raise LoadError([Problem(str(source), 1, "$", "no run header: not a toolstand history")])
+
+
+def _header_path(source: Path, header: dict[str, Any], key: str, flag: str) -> str:
+    """The contract or case file the header names, or a LoadError asking for ``flag``."""
+    part = header.get(key)
+    path = part.get("path") if isinstance(part, dict) else None
+    if not isinstance(path, str) or not path:
+        raise LoadError(
+            [
+                Problem(
+                    str(source), None, f"$.{key}.path", f"the run header names no file; give {flag}"
+                )
+            ]
+        )
+    return path
+
+
+def _records(source: Path, warn: IO[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """iter_lines, with a file that cannot be read (a folder, no permission) a LoadError."""
+    try:
+        yield from iter_lines(source, warn)
+    except OSError as exc:
+        raise LoadError(
+            [Problem(str(source), None, "$", f"cannot read: {os_error(exc)}")]
+        ) from None
+
+
+def _rejudge_into(
+    writer: IndexedWriter, source: Path, contract: Contract, casefile: CaseFile, warn: IO[str]
+) -> list[Change]:
     by_id = casefile.by_id()
     changes: list[Change] = []
-    with IndexedWriter(output) as writer:
-        for number, rec in iter_lines(source, warn):
-            if rec.get("type") == "run":
-                writer.write(
-                    {
-                        **rec,
-                        "rejudged_from": str(source),
-                        "contract": {**rec["contract"], "hash_now": contract.hash},
-                    }
-                )
-                continue
-            if rec.get("type") != "attempt":
-                continue
-            case = by_id.get(rec.get("case_id", ""))
-            if case is None:
-                print(
-                    f"warning: {source}:{number}: case {rec.get('case_id')!r} is not in {casefile.path}; kept as is",
-                    file=warn,
-                )
-                writer.write(rec)
-                continue
+    for number, rec in _records(source, warn):
+        if rec.get("type") == "run":
+            was = rec.get("contract")
+            was = was if isinstance(was, dict) else {}
+            writer.write(
+                {
+                    **rec,
+                    "rejudged_from": str(source),
+                    "contract": {**was, "hash_now": contract.hash},
+                }
+            )
+            continue
+        if rec.get("type") != "attempt":
+            continue
+        case = by_id.get(rec.get("case_id", ""))
+        if case is None:
+            print(
+                f"warning: {source}:{number}: case {rec.get('case_id')!r} is not in "
+                f"{casefile.path}; kept as is",
+                file=warn,
+            )
+            writer.write(rec)
+            continue
+        try:
             new = rejudge_record(rec, case, contract)
-            writer.write(new)
-            before, after = _verdict(rec), _verdict(new)
-            if before != after:
-                key = f"{rec['provider']}/{rec['model']} {rec['mode']} {rec['case_id']}#{rec['attempt']}"
-                changes.append(Change(key, before[0], after[0], before[1], after[1]))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            print(
+                f"warning: {source}:{number}: an attempt toolstand cannot re-judge "
+                f"({type(exc).__name__}: {visible(str(exc))}); kept as is",
+                file=warn,
+            )
+            writer.write(rec)
+            continue
+        writer.write(new)
+        before, after = _verdict(rec), _verdict(new)
+        if before != after:
+            key = (
+                f"{rec['provider']}/{rec['model']} {rec['mode']} {rec['case_id']}#{rec['attempt']}"
+            )
+            changes.append(Change(key, before[0], after[0], before[1], after[1]))
     return changes
+
+
+def _move_history(tmp: Path, output: Path) -> None:
+    """Rename the finished temp history (and its sidecar index, if one was kept) into place."""
+    try:
+        os.replace(tmp, output)
+    except OSError as exc:
+        raise HistoryWriteError(output, exc, "nothing was written") from None
+    index = sidecar_path(tmp)
+    if index.exists():
+        with contextlib.suppress(OSError):
+            os.replace(index, sidecar_path(output))
+
+
+def _discard(tmp: Path) -> None:
+    """Remove what a rejudge that did not finish left (nothing, once it was renamed)."""
+    for path in (tmp, sidecar_path(tmp)):
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 def cmd_rejudge(
@@ -164,6 +249,6 @@ def cmd_rejudge(
 ) -> int:
     changes = rejudge_file(Path(source), Path(output), tools=tools, cases=cases)
     for ch in changes:
-        print(ch.line())
+        print(visible(ch.line()))
     print(f"{len(changes)} attempts changed verdict; new file: {output}", file=sys.stderr)
     return 0

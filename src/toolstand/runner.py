@@ -29,11 +29,21 @@ from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, load_contract
 from toolstand.history_keep import IndexedWriter
-from toolstand.jsonl import AttemptKey, attempt_key, iter_lines, repair_tail
+from toolstand.history_lock import HistoryLock
+from toolstand.jsonl import (
+    KEPT,
+    AttemptKey,
+    HistoryWriteError,
+    attempt_key,
+    iter_lines,
+    repair_tail,
+)
 from toolstand.problems import LoadError, Problem
+from toolstand.run_checks import nothing_to_run, refuse_foreign, run_refusals
 from toolstand.transport import make_client
 
 CLIENT_SHARE = 16  # requests in flight per httpx client
+RESUMABLE = f"{KEPT} (make room or fix the file, then --resume completes the run)"
 
 
 @dataclass
@@ -69,6 +79,9 @@ def load_inputs(
     assert contract_path is not None and cases_path is not None
     contract = load_contract(contract_path)
     casefile = load_cases(cases_path)
+    refused = run_refusals(contract, contract_path, casefile)
+    if refused:
+        raise LoadError(refused)
     system = prompt_version = prompt_hash = None
     if config.prompt_path is not None:
         try:
@@ -319,18 +332,42 @@ async def run(
     output: Path,
     *,
     resume: bool = False,
+    resume_anyway: bool = False,
     only: set[str] | None = None,
     progress_out: IO[str] | None = None,
     on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunSummary:
-    """Run the matrix into ``output``. Never raises for a provider's failure.
+    """Run the matrix into ``output``, holding the history's lock throughout. Never
+    raises for a provider's failure; a LoadError when the output cannot be used (another
+    writer, a file --resume must not touch, a disk that refuses a line).
     ``progress_out``: where progress lines go (the CLI passes stderr); None for none."""
-    config = inputs.config
     items = plan(inputs, only)
+    if not items:
+        raise LoadError([nothing_to_run(inputs, only)])
+    if resume:  # before the lock too, so a refused file gets no lock folder beside it
+        refuse_foreign(output, inputs, anyway=resume_anyway)
+    with HistoryLock(output):  # held from the first look at the file to the last line
+        return await _run_locked(
+            inputs, output, items, resume, resume_anyway, only, progress_out, on_record
+        )
+
+
+async def _run_locked(
+    inputs: Inputs,
+    output: Path,
+    items: list[WorkItem],
+    resume: bool,
+    resume_anyway: bool,
+    only: set[str] | None,
+    progress_out: IO[str] | None,
+    on_record: Callable[[dict[str, Any]], None] | None,
+) -> RunSummary:
+    config = inputs.config
     t0 = time.monotonic()
     run_id = None
     done: set[AttemptKey] = set()
     if resume:
+        refuse_foreign(output, inputs, anyway=resume_anyway)  # again: it may have changed
         if repair_tail(output) and progress_out is not None:
             print(
                 f"warning: {output}: cut a torn last line left by a killed run", file=progress_out
@@ -354,25 +391,26 @@ async def run(
     progress = Progress(len(todo), progress_out) if progress_out is not None else None
     policy = policy_for(config)
     limiters = [RateLimiter(r.requests_per_minute) for r in config.runs]
-    n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
-    clients = [
-        make_client(
-            connect_timeout=config.timeouts.connect_s,
-            read_timeout=config.timeouts.read_s,
-            max_connections=min(config.parallelism, CLIENT_SHARE),
-            loopback_only=all(r.simulated for r in config.runs),
-        )
-        for _ in range(n_clients)
-    ]
     queue: asyncio.Queue[WorkItem] = asyncio.Queue()
     for it in todo:
         queue.put_nowait(it)
-    with IndexedWriter(output) as writer:
+    stopped: list[HistoryWriteError] = []  # the write that failed: every worker stops
+    with IndexedWriter(output, lock=False) as writer:
         writer.write(header(inputs, run_id, resumed=resume and bool(done)))
+        n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
+        clients = [
+            make_client(
+                connect_timeout=config.timeouts.connect_s,
+                read_timeout=config.timeouts.read_s,
+                max_connections=min(config.parallelism, CLIENT_SHARE),
+                loopback_only=all(r.simulated for r in config.runs),
+            )
+            for _ in range(n_clients)
+        ]
         async with targets_for(inputs) as targets:
 
             async def worker(client: httpx.AsyncClient) -> None:
-                while True:
+                while not stopped:
                     try:
                         it = queue.get_nowait()
                     except asyncio.QueueEmpty:
@@ -401,7 +439,11 @@ async def run(
                             file=sys.stderr,
                         )
                         continue
-                    writer.write(rec)
+                    try:
+                        writer.write(rec)
+                    except HistoryWriteError as exc:
+                        stopped.append(exc)
+                        return
                     verdicts[
                         "transport_error" if rec["transport_error"] else rec["judgement"]["verdict"]
                     ] += 1
@@ -419,6 +461,9 @@ async def run(
                     await c.aclose()
     if progress is not None and progress.out.isatty():
         progress.out.write("\n")
+    if stopped:
+        exc = stopped[0]
+        raise HistoryWriteError(exc.path, exc.os_error, RESUMABLE) from None
     if writer.index_error is not None and progress_out is not None:
         print(
             f"warning: {output}: the History index was not kept ({writer.index_error}); "

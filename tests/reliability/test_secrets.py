@@ -239,6 +239,8 @@ def test_a_planted_key_never_leaves_the_process(tmp_path: Path, echo_server: Ech
         "errors.csv": (tmp_path / "errors.csv").read_text(encoding="utf-8"),
         "junit.xml": (tmp_path / "junit.xml").read_text(encoding="utf-8"),
     }
-    seen |= {str(p): p.read_text(encoding="utf-8") for p in (tmp_path / "runs").iterdir()}
+    # every file the run left, its lock and index folder included
+    runs = [p for p in (tmp_path / "runs").rglob("*") if p.is_file()]
+    seen |= {str(p): p.read_bytes().decode("utf-8", "replace") for p in runs}
     assert {name: leaks(text) for name, text in seen.items()} == {name: [] for name in seen}
     assert "auth_error" in seen["errors.csv"] and "***REDACTED***" in seen["errors.csv"]
