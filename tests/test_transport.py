@@ -431,13 +431,23 @@ def test_redact_headers_and_url() -> None:
     assert redact_url("https://h/p") == "https://h/p"
 
 
-def test_scrub_replaces_secrets_at_any_depth() -> None:
+def test_scrub_replaces_secrets_in_values_at_any_depth_never_in_keys() -> None:
     value: Any = {"a": [f"x{KEY}y", ("t", KEY)], KEY: 1, "n": 5, "none": None}
     assert scrub(value, [KEY, ""]) == {
         "a": [f"x{REDACTED}y", ("t", REDACTED)],
-        REDACTED: 1,
+        KEY: 1,  # an object key is structure, not text a key travels in
         "n": 5,
         "none": None,
     }
     assert scrub("abc", []) == "abc"
     assert scrub("abc", [""]) == "abc"
+
+
+def test_a_key_shorter_than_8_characters_is_not_scrubbed_from_text() -> None:
+    value = {"provider": "ollama", "type": "text", "note": "ollama says hi"}
+    assert scrub(value, ["ollama", "t", "1234567"]) is value
+    assert scrub(value, ["ollama says"]) == {
+        "provider": "ollama",
+        "type": "text",
+        "note": f"{REDACTED} hi",
+    }
