@@ -99,7 +99,7 @@ class RunSpec(_Strict):
             if problem is not None:
                 raise ValueError(
                     f'{problem}: give "sim" or an http(s) URL with a host, such as '
-                    f"https://api.openai.com/v1 (got {visible(redact_userinfo(v))!r})"
+                    f"https://api.openai.com/v1 (got '{visible(redact_userinfo(v))}')"
                 )
         return v
 

@@ -19,7 +19,7 @@ import pytest
 from toolstand.jsonl import attempt_key
 from toolstand.redact import REDACTED
 
-from .support import check_record, config_data, go, make_inputs, read, sim
+from .support import ROOT, check_record, config_data, go, make_inputs, read, sim
 
 ENV = "TOOLSTAND_TEST_TRUST_KEY"
 ENV_B = "TOOLSTAND_TEST_TRUST_KEY_B"
@@ -217,3 +217,65 @@ def test_a_config_holds_its_values_strictly(tmp_path: Path) -> None:
         "$.retry.max_retries: Input should be a valid integer (got False)"
     ]
     assert problems(temperature=0, repetitions=2) == []  # an integer is a number
+
+
+def contract_with_remote_ref(tmp_path: Path, url: str) -> tuple[Path, int]:
+    """The delivery contract with get_order's order_id as a remote $ref, and its line."""
+    data = orjson.loads((ROOT / "contracts" / "delivery_tools.json").read_bytes())
+    data["tools"][0]["parameters"]["properties"]["order_id"] = {"$ref": url}
+    path = tmp_path / "remote_ref.json"
+    text = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+    path.write_text(text, encoding="utf-8")
+    line = next(n for n, t in enumerate(text.splitlines(), start=1) if url in t)
+    return path, line
+
+
+def test_a_remote_ref_is_refused_by_check_run_and_rejudge_and_never_fetched(
+    tmp_path: Path, server: LocalServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Once fetched by check and per attempt by run and rejudge, outside the contract
+    hash; an unreachable host was a traceback. Now a load error, and no request."""
+    from toolstand.cli import main
+
+    url = f"http://127.0.0.1:{server.server_address[1]}/x.json"
+    tools, line = contract_with_remote_ref(tmp_path, url)
+    where = f"{tools}:{line}: $.tools[0].parameters.properties.order_id.$ref"
+    message = f"{where}: remote $ref is not allowed, inline it"
+    cases = str(ROOT / "cases" / "delivery.jsonl")
+
+    assert main(["check", "--tools", str(tools), "--cases", cases]) == 1
+    assert message in capsys.readouterr().out.splitlines()
+
+    config = tmp_path / "config.json"
+    config.write_bytes(orjson.dumps(config_data([sim("sim-careful", "openai-chat")])))
+    out = tmp_path / "run.jsonl"
+    argv = ["run", "--config", str(config), "--tools", str(tools), "--output", str(out)]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err.splitlines()
+    assert not out.exists()
+
+    good = tmp_path / "good.jsonl"
+    assert (
+        main(["run", "--config", str(config), "--output", str(good), "--only", "direct_lookup"])
+        == 0
+    )
+    capsys.readouterr()
+    rejudged = tmp_path / "rejudged.jsonl"
+    assert main(["rejudge", str(good), "--output", str(rejudged), "--tools", str(tools)]) == 2
+    assert message in capsys.readouterr().err.splitlines()
+    assert server.seen == []  # nothing ever asked for the schema
+
+
+def test_no_validator_can_retrieve_a_remote_ref(server: LocalServer) -> None:
+    """Even a schema that reached a validator some other way is never fetched."""
+    from referencing.exceptions import Unresolvable
+
+    from toolstand.contract import ToolSpec
+
+    url = f"http://127.0.0.1:{server.server_address[1]}/x.json"
+    params = {"type": "object", "properties": {"a": {"$ref": url}}}
+    spec = ToolSpec(name="t", description="d", parameters=params)
+    with pytest.raises(Unresolvable, match=r"x\.json"):
+        spec.validator.is_valid({"a": 1})
+    assert spec.validator.is_valid({"b": 1})  # what needs no ref still validates
+    assert server.seen == []
