@@ -80,7 +80,12 @@ def redact_url(url: str) -> str:
     """The URL without userinfo and without a ``key=`` (or ``api_key=``) query
     parameter; the rest unchanged."""
     url = redact_userinfo(url)
-    parts = urlsplit(url)
+    if "?" not in url:
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL: its query cannot be read apart, so none is kept
+        return url.partition("?")[0]
     if not parts.query:
         return url
     kept = [
