@@ -158,7 +158,8 @@ def make_client(
     loopback_only: bool = False,
 ) -> httpx.AsyncClient:
     """An AsyncClient with a small pool: httpx's pool slows down with many waiters, so
-    the runner should spread load over several clients rather than enlarge one.
+    the runner should spread load over several clients rather than enlarge one. It
+    keeps no cookies (``NoCookies``).
 
     ``loopback_only``: every request goes to the embedded simulator in plain HTTP on
     127.0.0.1, so no proxy from the environment applies (it could not reach our
@@ -171,21 +172,13 @@ def make_client(
     limits = httpx.Limits(
         max_connections=max_connections, max_keepalive_connections=max_connections
     )
-    if loopback_only:
-        return httpx.AsyncClient(
-            timeout=timeout,
-            limits=limits,
-            transport=transport,
-            cookies=NoCookies(),
-            trust_env=False,
-            verify=False,
-        )
     return httpx.AsyncClient(
         timeout=timeout,
         limits=limits,
         transport=transport,
         cookies=NoCookies(),
-        verify=tls_context(),
+        trust_env=not loopback_only,
+        verify=False if loopback_only else tls_context(),
     )
 
 

@@ -47,7 +47,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length", "0"))
         body = orjson.loads(self.rfile.read(length))
-        self.server.seen.append({"path": self.path, "headers": dict(self.headers)})
+        seen = {"path": self.path, "headers": dict(self.headers), "port": self.client_address[1]}
+        self.server.seen.append(seen)
         if self.path == "/v1/messages":
             block = {"type": "text", "text": f"I was sent: {self.server.echo}"}
             answer: dict[str, Any] = {"id": "msg_1", "type": "message", "role": "assistant"}
@@ -168,6 +169,8 @@ def test_no_cookie_travels_and_every_configured_key_is_scrubbed(
     posts = [s for s in server.seen if s["path"] != "/x.json"]
     assert [s["path"] for s in posts] == ["/v1/chat/completions"] * 2 + ["/v1/messages"] * 2
     assert [{k.lower() for k in s["headers"]} & {"cookie"} for s in posts] == [set()] * 4
+    # each run has clients of its own: no connection is shared between providers
+    assert not {s["port"] for s in posts[:2]} & {s["port"] for s in posts[2:]}
     text = out.read_text(encoding="utf-8")
     assert key_a not in text and key_b not in text
     _, attempts = read(out)
