@@ -37,6 +37,14 @@ class Target:
     adapter: Adapter
     base_url: str
     key: str | None
+    # every configured key, not only this target's (a cookie or an echo can carry
+    # another provider's key into this attempt); read once, like ``key``, at first use
+    secrets: list[str] | None = None
+
+    def all_secrets(self, config: Config) -> list[str]:
+        if self.secrets is None:
+            self.secrets = scrubbable([self.key, *config.secrets()])
+        return self.secrets
 
     @classmethod
     def make(cls, spec: RunSpec, base_url: str, key: str | None) -> Target:
@@ -68,9 +76,7 @@ class AttemptState:
     offered: list[ToolSpec] | None
     blocked: list[str]
     settings: RequestSettings
-    # every configured key, not only this target's: a cookie or an echo can carry
-    # another provider's key into this attempt
-    secrets: list[str] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)  # Target.all_secrets
     started_at: str = field(
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds")
     )
@@ -128,7 +134,7 @@ def start(
         max_output_tokens=config.max_output_tokens,
         options=options,
     )
-    secrets = scrubbable([target.key, *config.secrets()])
+    secrets = target.all_secrets(config)
     return AttemptState(target, case, mode, attempt, run_id, offered, blocked, settings, secrets)
 
 

@@ -107,7 +107,9 @@ def url_password(url: str) -> str | None:
 def scrubbable(secrets: Iterable[str | None]) -> list[str]:
     """The secrets that can be told from ordinary text (``MIN_SECRET_LEN`` or more
     characters), each once, longest first so that a key holding another goes whole."""
-    return sorted({s for s in secrets if s and len(s) >= MIN_SECRET_LEN}, key=len, reverse=True)
+    wanted = {s for s in secrets if s and len(s) >= MIN_SECRET_LEN}
+    # this runs for every body and record: most runs have one key, nothing to sort
+    return list(wanted) if len(wanted) < 2 else sorted(wanted, key=len, reverse=True)
 
 
 def scrub(obj: Any, secrets: Iterable[str | None]) -> Any:
