@@ -7,7 +7,6 @@ just enough Chat Completions and Messages, hands out cookies and counts every re
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -19,7 +18,7 @@ import pytest
 from toolstand.jsonl import attempt_key
 from toolstand.redact import REDACTED
 
-from .support import ROOT, check_record, config_data, go, make_inputs, read, sim
+from .support import ROOT, check_record, config_data, go, make_inputs, read, serving, sim
 
 ENV = "TOOLSTAND_TEST_TRUST_KEY"
 ENV_B = "TOOLSTAND_TEST_TRUST_KEY_B"
@@ -77,13 +76,8 @@ class Handler(BaseHTTPRequestHandler):
 def server() -> Iterator[LocalServer]:
     srv = LocalServer(("127.0.0.1", 0), Handler)
     srv.seen, srv.cookie, srv.echo = [], "none", ""
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(srv):
         yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def stable(rec: dict[str, Any]) -> dict[str, Any]:
