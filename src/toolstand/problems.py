@@ -25,7 +25,9 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         label = "" if self.severity == "error" else f"{self.severity}: "
-        return f"{where}: {self.path or '$'}: {label}{self.message}"
+        # paths and messages quote the file's own keys and values: one line, and no
+        # control character reaches the terminal
+        return visible(f"{where}: {self.path or '$'}: {label}{self.message}")
 
 
 class LoadError(Exception):
@@ -101,20 +103,20 @@ def reject_duplicate_keys(text: str, file: str, line: int | None = None) -> None
         return
     except _Duplicate:
         pass
-    except ValueError:  # something only orjson reads: no duplicate can be pointed at
+    except (ValueError, RecursionError):  # what only orjson reads: nothing to point at
         return
     found = first_duplicate(text)
     if found is None:
         return
     path, at = found
-    key = visible(str(path[-1]))
+    key = visible(str(path[-1]))  # a key may hold control characters: show them spelled
     raise LoadError(
         [
             Problem(
                 file,
                 line or at,
                 json_path(path),
-                f"duplicate key {key!r} in one object (JSON keeps only the last): write it once",
+                f"duplicate key '{key}' in one object (JSON keeps only the last): write it once",
             )
         ]
     )

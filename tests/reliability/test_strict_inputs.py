@@ -141,3 +141,14 @@ def test_run_refuses_a_bad_config_before_writing(
     assert main(["run", "--config", str(config), "--output", str(out)]) == 2
     assert "$.runs[1].base_url: not a URL" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_duplicate_key_with_a_control_character_is_shown_spelled() -> None:
+    line = (
+        b'{"id": "a", "user": "hi", "expect": {"kind": "text"}, "\\u001b]0;x": 1, "\\u001b]0;x": 2}'
+    )
+    casefile = parse_cases(line + b"\n", "cases.jsonl", strict=False)
+    assert [str(p) for p in casefile.problems] == [
+        "cases.jsonl:1: $.\\x1b]0;x: duplicate key '\\x1b]0;x' in one object "
+        "(JSON keeps only the last): write it once"
+    ]
