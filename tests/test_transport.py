@@ -431,13 +431,84 @@ def test_redact_headers_and_url() -> None:
     assert redact_url("https://h/p") == "https://h/p"
 
 
-def test_scrub_replaces_secrets_at_any_depth() -> None:
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://u:pw@h:1/v1?key=k", f"http://{REDACTED}@h:1/v1"),
+        ("http://pw-only@h/v1", f"http://{REDACTED}@h/v1"),
+        ("https://a:b@c@h", f"https://{REDACTED}@h"),  # userinfo runs to the last @
+        ("https://h/v1/me@example.com", "https://h/v1/me@example.com"),  # a path, no userinfo
+        ("https://h/p?to=me@example.com", "https://h/p?to=me%40example.com"),
+        ("http://u:pw@[::1", f"http://{REDACTED}@[::1"),  # does not parse, still redacted
+        ("http://[::1/p?key=k", "http://[::1/p"),
+        ("user@host", "user@host"),
+    ],
+)
+def test_redact_url_removes_userinfo(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
+
+
+async def test_a_client_keeps_no_cookies() -> None:
+    """A Set-Cookie must never come back: not to its server, not to another."""
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, headers={"set-cookie": f"session={KEY}; Path=/"})
+
+    async with make_client(transport=httpx.MockTransport(handler)) as client:
+        for url in ("http://a.test/v1", "http://a.test/v1", "http://b.test/v1"):
+            await client.post(url, content=b"{}")
+        assert len(client.cookies) == 0
+    assert [r.headers.get("cookie") for r in seen] == [None, None, None]
+    async with make_client(transport=httpx.MockTransport(handler), loopback_only=True) as c:
+        await c.post("http://127.0.0.1:9/v1", content=b"{}")
+        await c.post("http://127.0.0.1:9/v1", content=b"{}")
+    assert seen[-1].headers.get("cookie") is None
+
+
+async def test_every_configured_key_is_scrubbed_from_the_exchange() -> None:
+    other = "sk-OTHER-PROVIDER-0123456789"
+
+    def echo(request: httpx.Request) -> httpx.Response:
+        body = {"error": {"message": f"bad key {other}; yours is {KEY}"}}
+        return httpx.Response(401, content=orjson.dumps(body), headers={"x-request-id": other})
+
+    time = FakeTime()
+    adapter = get_adapter("openai-chat")
+    built = adapter.build_request(
+        base_url="https://api.example.test/v1", model="m", system=None,
+        messages=[{"role": "user", "content": "hi"}], tools=None, settings=RequestSettings(),
+    )  # fmt: skip
+    async with make_client(transport=scripted([echo], time, [])) as client:
+        ex = await exchange(
+            client, adapter, built, KEY, RequestSettings(), RetryPolicy(jitter=0.0),
+            sleep=time.sleep, clock=time.clock, secrets=[other, "short"],
+        )  # fmt: skip
+    dumped = orjson.dumps(dataclasses.asdict(ex)).decode()
+    assert other not in dumped and KEY not in dumped
+    assert ex.error is not None
+    assert ex.error.message == f"bad key {REDACTED}; yours is {REDACTED}"
+    assert ex.headers == {"x-request-id": REDACTED}
+
+
+def test_scrub_replaces_secrets_in_values_at_any_depth_never_in_keys() -> None:
     value: Any = {"a": [f"x{KEY}y", ("t", KEY)], KEY: 1, "n": 5, "none": None}
     assert scrub(value, [KEY, ""]) == {
         "a": [f"x{REDACTED}y", ("t", REDACTED)],
-        REDACTED: 1,
+        KEY: 1,  # an object key is structure, not text a key travels in
         "n": 5,
         "none": None,
     }
     assert scrub("abc", []) == "abc"
     assert scrub("abc", [""]) == "abc"
+
+
+def test_a_key_shorter_than_8_characters_is_not_scrubbed_from_text() -> None:
+    value = {"provider": "ollama", "type": "text", "note": "ollama says hi"}
+    assert scrub(value, ["ollama", "t", "1234567"]) is value
+    assert scrub(value, ["ollama says"]) == {
+        "provider": "ollama",
+        "type": "text",
+        "note": f"{REDACTED} hi",
+    }

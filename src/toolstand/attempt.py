@@ -23,7 +23,7 @@ from toolstand.decision import ModelDecision
 from toolstand.executor import execute
 from toolstand.history import in_key_order
 from toolstand.judge import followup_applies, judge, judge_followup
-from toolstand.redact import scrub
+from toolstand.redact import scrub_record, scrubbable
 from toolstand.transport import Exchange, RetryPolicy, exchange, request_hash, sanitize_request
 
 SCHEMA_VERSION = 1
@@ -37,6 +37,14 @@ class Target:
     adapter: Adapter
     base_url: str
     key: str | None
+    # every configured key, not only this target's (a cookie or an echo can carry
+    # another provider's key into this attempt); read once, like ``key``, at first use
+    secrets: list[str] | None = None
+
+    def all_secrets(self, config: Config) -> list[str]:
+        if self.secrets is None:
+            self.secrets = scrubbable([self.key, *config.secrets()])
+        return self.secrets
 
     @classmethod
     def make(cls, spec: RunSpec, base_url: str, key: str | None) -> Target:
@@ -68,6 +76,7 @@ class AttemptState:
     offered: list[ToolSpec] | None
     blocked: list[str]
     settings: RequestSettings
+    secrets: list[str] = field(default_factory=list)  # Target.all_secrets
     started_at: str = field(
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds")
     )
@@ -125,7 +134,8 @@ def start(
         max_output_tokens=config.max_output_tokens,
         options=options,
     )
-    return AttemptState(target, case, mode, attempt, run_id, offered, blocked, settings)
+    secrets = target.all_secrets(config)
+    return AttemptState(target, case, mode, attempt, run_id, offered, blocked, settings, secrets)
 
 
 def policy_for(config: Config) -> RetryPolicy:
@@ -142,7 +152,13 @@ async def _send(
     state: AttemptState, built: BuiltRequest, client: httpx.AsyncClient, policy: RetryPolicy
 ) -> Turn:
     ex = await exchange(
-        client, state.target.adapter, built, state.target.key, state.settings, policy
+        client,
+        state.target.adapter,
+        built,
+        state.target.key,
+        state.settings,
+        policy,
+        secrets=state.secrets,
     )
     decision = None if ex.error is not None else state.target.adapter.parse_decision(ex.body)
     return Turn(built, ex, decision)
@@ -292,8 +308,7 @@ def record(state: AttemptState) -> dict[str, Any]:
         "response": first.exchange.response_record(),
         "second_turn": _second_record(state),
     }
-    if state.target.key:
-        rec = scrub(rec, [state.target.key])
+    rec = scrub_record(rec, state.secrets)
     # small fields first, bulky bodies last: the report and the history index slice
     # each line before "request" instead of decoding it whole
     return in_key_order(rec)

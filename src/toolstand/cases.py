@@ -15,7 +15,14 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from toolstand.canonical import sha256_hex
-from toolstand.problems import LoadError, Problem, json_path, pydantic_message, read_file
+from toolstand.problems import (
+    LoadError,
+    Problem,
+    json_path,
+    pydantic_message,
+    read_file,
+    reject_duplicate_keys,
+)
 
 CATEGORIES: tuple[str, ...] = (
     "positive",
@@ -178,6 +185,7 @@ def parse_case_line(text: str, file: str, number: int) -> Case:
         raise LoadError([Problem(file, number, "$", f"not a JSON object: {exc}")]) from None
     if not isinstance(data, dict):
         raise LoadError([Problem(file, number, "$", "each line must be a JSON object")])
+    reject_duplicate_keys(text, file, number)
     try:
         return Case.model_validate(data)
     except ValidationError as exc:

@@ -1,17 +1,29 @@
 """The run configuration: which providers and models, with what settings.
 
 Relative paths are relative to the config file's folder. Keys never live here: a run
-names the environment variable that holds its key (``api_key_env``).
+names the environment variable that holds its key (``api_key_env``). Values are strict
+(``"3"`` or ``true`` is not a number), and a ``base_url`` is checked when the file loads:
+a run that could only fail must not start.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+)
 
 from toolstand.jsonpos import line_index, line_of
+from toolstand.printable import visible
 from toolstand.problems import (
     LoadError,
     Problem,
@@ -20,6 +32,7 @@ from toolstand.problems import (
     pydantic_message,
     read_file,
 )
+from toolstand.redact import MIN_SECRET_LEN, redact_userinfo, url_password
 
 API_NAMES: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
 MODES: tuple[str, ...] = ("auto", "forced", "no_tools", "reversed")
@@ -31,16 +44,42 @@ def _default_modes() -> list[Mode]:
     return ["auto"]
 
 
-class Prices(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def base_url_problem(url: str) -> str | None:
+    """What is wrong with a ``base_url`` that is not ``sim``, or None: it must be an
+    http(s) URL with a host and, if it names a port, one in 1-65535."""
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        return f"not a URL ({exc})"
+    try:
+        port = parts.port
+    except ValueError:
+        return "the port must be a number in 1-65535"
+    if parts.scheme not in ("http", "https"):
+        got = f"scheme {parts.scheme!r}" if parts.scheme else "no scheme"
+        return f"the scheme must be http or https ({got})"
+    if not parts.hostname:
+        return "no host"
+    if port == 0:
+        return "the port must be a number in 1-65535"
+    if not url.isprintable() or " " in url:
+        return "a URL holds no spaces or control characters"
+    return None
+
+
+class _Strict(BaseModel):
+    # a config is typed by hand: "3" or true where a number goes is a mistake to point
+    # at, not a value to guess from
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Prices(_Strict):
     input_per_mtok: float = Field(ge=0)
     output_per_mtok: float = Field(ge=0)
 
 
-class RunSpec(BaseModel):
+class RunSpec(_Strict):
     """One provider/model pair to run."""
-
-    model_config = ConfigDict(extra="forbid")
 
     provider: str = Field(min_length=1)
     model: str = Field(min_length=1)
@@ -52,6 +91,23 @@ class RunSpec(BaseModel):
     requests_per_minute: float | None = Field(default=None, gt=0)
     prices: Prices | None = None
 
+    @field_validator("base_url")
+    @classmethod
+    def _base_url(cls, v: str) -> str:
+        if v != "sim":
+            problem = base_url_problem(v)
+            if problem is not None:
+                raise ValueError(
+                    f'{problem}: give "sim" or an http(s) URL with a host, such as '
+                    f"https://api.openai.com/v1 (got '{visible(redact_userinfo(v))}')"
+                )
+        return v
+
+    @field_serializer("base_url")
+    def _dump_base_url(self, v: str) -> str:
+        # a RunSpec is dumped only into records and views, never back into a config
+        return redact_userinfo(v)
+
     @property
     def simulated(self) -> bool:
         return self.base_url == "sim"
@@ -61,22 +117,19 @@ class RunSpec(BaseModel):
         return f"{self.provider}/{self.model} ({self.api})"
 
 
-class Timeouts(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Timeouts(_Strict):
     connect_s: float = Field(default=10.0, gt=0)
     read_s: float = Field(default=60.0, gt=0)
 
 
-class Retry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Retry(_Strict):
     max_retries: int = Field(default=4, ge=0, le=20)
     base_delay_s: float = Field(default=0.5, ge=0)
     max_delay_s: float = Field(default=30.0, ge=0)
     total_budget_s: float = Field(default=120.0, gt=0)
 
 
-class SimSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SimSettings(_Strict):
     seed: int = 0
     latency_s: float = Field(default=0.0, ge=0)
     retry_after_s: float = Field(default=0.0, ge=0)
@@ -97,9 +150,7 @@ class SimSettings(BaseModel):
         return v
 
 
-class Config(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class Config(_Strict):
     runs: list[RunSpec] = Field(min_length=1)
     temperature: float | None = 0.0
     max_output_tokens: int | None = Field(default=500, gt=0)
@@ -133,6 +184,20 @@ class Config(BaseModel):
     @property
     def prompt_path(self) -> Path | None:
         return self.resolve(self.system_prompt)
+
+    def secrets(self) -> list[str]:
+        """What no record may hold: every run's key, read from the environment now, and
+        every password in a base URL."""
+        out = [os.environ.get(r.api_key_env) for r in self.runs if r.api_key_env]
+        out += [url_password(r.base_url) for r in self.runs]
+        return [s for s in out if s]
+
+    def short_keys(self) -> list[str]:
+        """The ``api_key_env`` names whose key is too short to be scrubbed from text
+        (see redact.MIN_SECRET_LEN), each once, in run order."""
+        names = [r.api_key_env for r in self.runs if r.api_key_env]
+        short = [n for n in names if 0 < len(os.environ.get(n, "")) < MIN_SECRET_LEN]
+        return list(dict.fromkeys(short))
 
 
 def parse_config(text: str | bytes, file: str = "<config>", folder: Path | None = None) -> Config:

@@ -1,14 +1,21 @@
-"""The canonical tool contract: ToolSpec, loading, meta-validation and the contract hash."""
+"""The canonical tool contract: ToolSpec, loading, meta-validation and the contract hash.
+
+A ``$ref`` must point inside its tool's schema (``#...``): toolstand never fetches a
+schema, so what the hash covers is all the judge validates against. A remote ref is a
+load error, and every validator is built on a registry that refuses to retrieve.
+"""
 
 from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from referencing import Registry
+from referencing.exceptions import NoSuchResource
 
 from toolstand.canonical import canonical_hash
 from toolstand.jsonpos import line_index, line_of
@@ -26,6 +33,23 @@ Effect = Literal["read", "prepare", "execute"]
 # Domain normalizers a parameter may declare in "x-normalize" (version 1 of the list).
 NORMALIZERS_VERSION = 1
 NORMALIZERS: tuple[str, ...] = ("strip", "casefold", "collapse_spaces")
+# keywords whose values are data, not schemas: a "$ref" key inside them refers to nothing
+DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+REF_KEYWORDS = ("$ref", "$dynamicRef")
+
+
+def _refuse(uri: str) -> NoReturn:
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # an attrs class
+
+
+# the registry every validator resolves refs in: the JSON Schema specifications
+# (jsonschema adds them) and nothing that would need a connection
+NO_RETRIEVE: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
+
+
+def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
+    """A Draft 2020-12 validator that can never fetch a remote ``$ref``."""
+    return Draft202012Validator(schema, registry=NO_RETRIEVE)
 
 
 class ToolSpec(BaseModel):
@@ -40,7 +64,7 @@ class ToolSpec(BaseModel):
 
     @cached_property
     def validator(self) -> Draft202012Validator:
-        return Draft202012Validator(self.parameters)
+        return validator_for(self.parameters)
 
 
 class Contract(BaseModel):
@@ -98,6 +122,23 @@ def _x_normalize_problems(schema: Any, parts: tuple[str | int, ...]) -> list[tup
     return out
 
 
+def remote_refs(schema: Any, parts: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """The paths of every ``$ref`` / ``$dynamicRef`` that points outside the schema
+    (anything but ``#...``); data keywords (``enum``, ``default`` ...) are not walked."""
+    out: list[tuple[str | int, ...]] = []
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key in REF_KEYWORDS and isinstance(value, str):
+                if not value.startswith("#"):
+                    out.append((*parts, key))
+            elif key not in DATA_KEYWORDS:
+                out.extend(remote_refs(value, (*parts, key)))
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            out.extend(remote_refs(value, (*parts, i)))
+    return out
+
+
 def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
     """Parse and meta-validate a contract; every problem names file:line and JSON path."""
     raw_text, data = json_document(text, file)
@@ -136,6 +177,8 @@ def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
             add((*base, "parameters", "type"), 'tool parameters must be {"type": "object", ...}')
         for parts, message in _x_normalize_problems(tool.parameters, (*base, "parameters")):
             add(parts, message)
+        for parts in remote_refs(tool.parameters, (*base, "parameters")):
+            add(parts, "remote $ref is not allowed, inline it")
     if problems:
         raise LoadError(problems)
     return contract

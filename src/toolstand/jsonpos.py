@@ -17,6 +17,8 @@ class _Scanner:
         self.i = 0
         self.line = 1
         self.lines: dict[tuple[str | int, ...], int] = {}
+        # the first key written twice in one object, and its line
+        self.duplicate: tuple[tuple[str | int, ...], int] | None = None
 
     def ws(self) -> None:
         t = self.text
@@ -37,9 +39,13 @@ class _Scanner:
             if self.i < len(self.text) and self.text[self.i] == "}":
                 self.i += 1
                 return
+            seen: set[str] = set()
             while self.i < len(self.text):
                 self.ws()
                 key = self.string()
+                if key in seen and self.duplicate is None:
+                    self.duplicate = ((*path, key), self.line)
+                seen.add(key)
                 self.ws()
                 self.i += 1  # ':'
                 self.value((*path, key))
@@ -97,6 +103,15 @@ def line_index(text: str) -> dict[tuple[str | int, ...], int]:
     with contextlib.suppress(IndexError):
         scanner.value(())
     return scanner.lines
+
+
+def first_duplicate(text: str) -> tuple[tuple[str | int, ...], int] | None:
+    """The path and line of the first key that ``text`` (already known to parse)
+    writes twice in one object, or None."""
+    scanner = _Scanner(text)
+    with contextlib.suppress(IndexError):
+        scanner.value(())
+    return scanner.duplicate
 
 
 def line_of(index: dict[tuple[str | int, ...], int], path: tuple[str | int, ...]) -> int | None:

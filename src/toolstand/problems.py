@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from toolstand.jsonpos import first_duplicate
+from toolstand.printable import visible
 
 
 @dataclass(frozen=True)
@@ -21,7 +25,9 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         label = "" if self.severity == "error" else f"{self.severity}: "
-        return f"{where}: {self.path or '$'}: {label}{self.message}"
+        # paths and messages quote the file's own keys and values: one line, and no
+        # control character reaches the terminal
+        return visible(f"{where}: {self.path or '$'}: {label}{self.message}")
 
 
 class LoadError(Exception):
@@ -67,11 +73,53 @@ def json_document(data: str | bytes, file: str) -> tuple[str, Any]:
     JSON, is a LoadError naming its line."""
     text = utf8_text(data, file)
     try:
-        return text, orjson.loads(text)
+        value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         raise LoadError(
             [Problem(file, getattr(exc, "lineno", None), "$", f"not JSON: {exc}")]
         ) from None
+    reject_duplicate_keys(text, file)
+    return text, value
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        raise _Duplicate
+    return value
+
+
+def reject_duplicate_keys(text: str, file: str, line: int | None = None) -> None:
+    """A LoadError naming the first key written twice in one object of ``text`` (which
+    parses): orjson, like every JSON reader, would silently keep the last. ``line``: the
+    line to name, for text that is one line of a larger file."""
+    try:
+        # the C scanner with a hook per object: cheap enough for every case line
+        json.loads(text, object_pairs_hook=_unique_pairs)
+        return
+    except _Duplicate:
+        pass
+    except (ValueError, RecursionError):  # what only orjson reads: nothing to point at
+        return
+    found = first_duplicate(text)
+    if found is None:
+        return
+    path, at = found
+    key = visible(str(path[-1]))  # a key may hold control characters: show them spelled
+    raise LoadError(
+        [
+            Problem(
+                file,
+                line or at,
+                json_path(path),
+                f"duplicate key '{key}' in one object (JSON keeps only the last): write it once",
+            )
+        ]
+    )
 
 
 def pydantic_message(err: Any) -> str:
@@ -83,4 +131,8 @@ def pydantic_message(err: Any) -> str:
         return "required key is missing"
     if kind == "literal_error":
         return f"{err['msg']} (got {err.get('input')!r})"
+    got = err.get("input")
+    if kind.endswith("_type") and isinstance(got, str | int | float | bool):
+        # strict values: say what was written, "3" and 3 read alike in a message
+        return f"{err['msg']} (got {visible(repr(got)[:80])})"
     return str(err["msg"]).removeprefix("Value error, ")

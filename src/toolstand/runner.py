@@ -20,8 +20,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-import httpx
-
 from toolstand import __version__
 from toolstand.attempt import Target, mode_applies, policy_for, run_attempt
 from toolstand.canonical import sha256_hex
@@ -170,6 +168,8 @@ def header(inputs: Inputs, run_id: str, *, resumed: bool = False) -> dict[str, A
             {**r.model_dump(mode="json", exclude_none=True), "simulated": r.simulated}
             for r in inputs.config.runs
         ],
+        # keys never written, but too short to be scrubbed from text (redact.py)
+        "short_keys": c.short_keys(),
     }
 
 
@@ -398,18 +398,22 @@ async def _run_locked(
     with IndexedWriter(output, lock=False) as writer:
         writer.write(header(inputs, run_id, resumed=resume and bool(done)))
         n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
+        # clients of their own per run: no connection or state is shared between providers
         clients = [
-            make_client(
-                connect_timeout=config.timeouts.connect_s,
-                read_timeout=config.timeouts.read_s,
-                max_connections=min(config.parallelism, CLIENT_SHARE),
-                loopback_only=all(r.simulated for r in config.runs),
-            )
-            for _ in range(n_clients)
+            [
+                make_client(
+                    connect_timeout=config.timeouts.connect_s,
+                    read_timeout=config.timeouts.read_s,
+                    max_connections=min(config.parallelism, CLIENT_SHARE),
+                    loopback_only=r.simulated,
+                )
+                for _ in range(n_clients)
+            ]
+            for r in config.runs
         ]
         async with targets_for(inputs) as targets:
 
-            async def worker(client: httpx.AsyncClient) -> None:
+            async def worker(slot: int) -> None:
                 while not stopped:
                     try:
                         it = queue.get_nowait()
@@ -426,7 +430,7 @@ async def _run_locked(
                             contract=inputs.contract,
                             config=config,
                             system=inputs.system,
-                            client=client,
+                            client=clients[it.run_index][slot % n_clients],
                             policy=policy,
                         )
                     except Exception as exc:  # a toolstand bug: say so, keep the run going
@@ -453,11 +457,9 @@ async def _run_locked(
                         on_record(rec)
 
             try:
-                await asyncio.gather(
-                    *(worker(clients[i % n_clients]) for i in range(config.parallelism))
-                )
+                await asyncio.gather(*(worker(i) for i in range(config.parallelism)))
             finally:
-                for c in clients:
+                for c in (c for per_run in clients for c in per_run):
                     await c.aclose()
     if progress is not None and progress.out.isatty():
         progress.out.write("\n")

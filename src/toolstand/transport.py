@@ -15,7 +15,9 @@ adapter's (``classify_error``); this module only adds what happens below HTTP:
 
 The key is added here from ``Adapter.auth`` and nothing returned holds it: the useful
 response headers are a short allow-list, and body and messages are scrubbed of the key
-in case a server echoes it.
+(and of every other configured one) in case a server echoes it. A client keeps no
+cookies: a ``Set-Cookie`` from one answer must not travel with the next request, to
+this provider or another (a test stand carries no state between attempts).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ import functools
 import random
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from http.cookiejar import Cookie, CookieJar
 from typing import Any
 
 import httpx
@@ -41,7 +44,7 @@ from toolstand.adapters.base import (
     reserialize,
 )
 from toolstand.canonical import canonical_hash
-from toolstand.redact import redact_headers, redact_url, scrub
+from toolstand.redact import redact_headers, redact_url, scrub, scrubbable
 
 USEFUL_HEADERS = frozenset(
     {
@@ -135,6 +138,17 @@ def tls_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+class NoCookies(CookieJar):
+    """A cookie jar that keeps nothing: every ``Set-Cookie`` is dropped on arrival, so
+    no request ever carries a ``Cookie`` header."""
+
+    def set_cookie(self, cookie: Cookie) -> None:
+        pass
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        pass
+
+
 def make_client(
     *,
     connect_timeout: float = 10.0,
@@ -144,7 +158,8 @@ def make_client(
     loopback_only: bool = False,
 ) -> httpx.AsyncClient:
     """An AsyncClient with a small pool: httpx's pool slows down with many waiters, so
-    the runner should spread load over several clients rather than enlarge one.
+    the runner should spread load over several clients rather than enlarge one. It
+    keeps no cookies (``NoCookies``).
 
     ``loopback_only``: every request goes to the embedded simulator in plain HTTP on
     127.0.0.1, so no proxy from the environment applies (it could not reach our
@@ -157,12 +172,13 @@ def make_client(
     limits = httpx.Limits(
         max_connections=max_connections, max_keepalive_connections=max_connections
     )
-    if loopback_only:
-        return httpx.AsyncClient(
-            timeout=timeout, limits=limits, transport=transport, trust_env=False, verify=False
-        )
     return httpx.AsyncClient(
-        timeout=timeout, limits=limits, transport=transport, verify=tls_context()
+        timeout=timeout,
+        limits=limits,
+        transport=transport,
+        cookies=NoCookies(),
+        trust_env=not loopback_only,
+        verify=False if loopback_only else tls_context(),
     )
 
 
@@ -234,11 +250,13 @@ async def exchange(
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
     clock: Callable[[], float] = time.monotonic,
     rng: random.Random | None = None,
+    secrets: Iterable[str] = (),
 ) -> Exchange:
-    """Send ``built`` with retries; return every try and the final answer or failure."""
+    """Send ``built`` with retries; return every try and the final answer or failure.
+    ``secrets``: the other configured keys, scrubbed like ``key`` from what is kept."""
     policy = policy or RetryPolicy()
     rng = rng or random.Random()
-    secrets = [key] if key else []
+    secrets = scrubbable([key, *secrets])
     auth_headers, auth_params = adapter.auth(key, settings) if key else ({}, {})
     http = built.http
     headers = {**http.headers, **auth_headers}

@@ -4,11 +4,15 @@ back, and the invariants every attempt record and every report must hold."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
+import threading
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 import pytest
@@ -33,6 +37,21 @@ TRANSPORT_CODES = frozenset(
         "malformed_response",
     }
 )
+
+
+Server = TypeVar("Server", bound=ThreadingHTTPServer)
+
+
+@contextlib.contextmanager
+def serving(server: Server) -> Iterator[Server]:
+    """A stdlib HTTP server answering on a thread of its own for the length of the block."""
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def sim(model: str, api: str, **kw: Any) -> dict[str, Any]:

@@ -14,7 +14,6 @@ import os
 import secrets
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,7 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 import orjson
 import pytest
 
-from .support import APIS, config_data, read, sim
+from .support import APIS, config_data, read, serving, sim
 
 KEY = "sk-PLANTED-" + secrets.token_hex(16)
 ENV = "TOOLSTAND_TEST_PLANTED_KEY"
@@ -140,13 +139,8 @@ class EchoHandler(BaseHTTPRequestHandler):
 def echo_server() -> Iterator[EchoServer]:
     server = EchoServer(("127.0.0.1", 0), EchoHandler)
     server.keys = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(server):
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def leaks(text: str) -> list[str]:
