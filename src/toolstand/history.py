@@ -62,8 +62,13 @@ _CALLS = b',"calls":'
 _SECOND = b',"second_turn":'
 _TOOL_RESULTS = b',"tool_results":'
 _SECOND_NULL_JUDGEMENT = b',"second_turn":null,"judgement":'
+_RUN_ID = b',"run_id":"'
 _MAX_CUTS = 8  # a model may name an argument "request"; past a few, decode the line whole
 RECORD_TYPES = ("run", "attempt")
+# What the stand needs of every attempt (design.md, "Field names that other tools rely
+# on"): without one of them an attempt cannot be put in a group, a case or a row.
+TEXT_FIELDS: tuple[str, ...] = ("run_id", "provider", "model", "mode", "case_id")
+VERDICT_VALUES = ("pass", "fail")
 
 Level = Literal["full", "summary", "metrics", "metrics+errors"]
 T = TypeVar("T")
@@ -150,6 +155,70 @@ def in_key_order(rec: dict[str, Any]) -> dict[str, Any]:
             out[k] = v
     out.update((k, rec[k]) for k in _BULKY if k in rec)
     return out
+
+
+def field_problem(rec: Mapping[str, Any], key: str) -> str | None:
+    """Why a required top-level field of an attempt cannot be used, or None.
+
+    ``attempt`` must be a positive integer, every other required field a string.
+    """
+    if key not in rec:
+        return f"missing field {key}"
+    value = rec[key]
+    if key == "attempt":
+        if type(value) is int and value >= 1:
+            return None
+        want = "a positive integer"
+    elif type(value) is str:
+        return None
+    else:
+        want = "a string"
+    return f"field {key} is {_json_type(value)}, not {want}"
+
+
+def outcome_problem(judgement: Any, transport_error: Any) -> str | None:
+    """Why an attempt's outcome cannot be counted, or None: a transport error with its
+    code, else a judgement with a verdict (and, where the reader kept them, its errors
+    as a list)."""
+    if transport_error is not None:
+        if not isinstance(transport_error, dict) or type(transport_error.get("code")) is not str:
+            return "field transport_error has no code"
+        return None
+    if judgement is None:
+        return "missing field judgement (and no transport_error)"
+    if not isinstance(judgement, dict):
+        return f"field judgement is {_json_type(judgement)}, not an object"
+    if "verdict" not in judgement:
+        return "missing field judgement.verdict"
+    if judgement["verdict"] not in VERDICT_VALUES:
+        return "field judgement.verdict is neither pass nor fail"
+    if not isinstance(judgement.get("errors", []), list):
+        return "field judgement.errors is not a list"
+    return None
+
+
+def attempt_problem(rec: Mapping[str, Any]) -> str | None:
+    """Why the stand cannot use this attempt record (the first field at fault), or None.
+
+    The one validity check of every reader (report, compare, rejudge, the History index):
+    such a record is skipped with a warning naming its line, never counted as a
+    ``None / None`` group or shown as a row without a case.
+    """
+    for key in (*TEXT_FIELDS, "attempt"):
+        problem = field_problem(rec, key)
+        if problem is not None:
+            return problem
+    return outcome_problem(rec.get("judgement"), rec.get("transport_error"))
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return {str: "a string", list: "a list", dict: "an object"}.get(type(value), "a value")
 
 
 class Entry(NamedTuple):
@@ -243,7 +312,7 @@ def split_metrics(line: bytes, *, with_errors: bool = False) -> MetricParts | No
             return None
         v = j + len(_JUDGEMENT)
     if line.startswith(b"null", v):
-        return (head, None, st)
+        return (head, None, st) if _take_run_id(line, v, head) else None
     e = line.find(_CALLS if with_errors else _ERRORS, v)
     if e == -1:
         return None
@@ -253,7 +322,30 @@ def split_metrics(line: bytes, *, with_errors: bool = False) -> MetricParts | No
         return None
     if with_errors and b',"errors":[' not in jblob:
         return None
-    return (head, jblob, st)
+    return (head, jblob, st) if _take_run_id(line, e, head) else None
+
+
+def _take_run_id(line: bytes, start: int, head: dict[str, Any]) -> bool:
+    """Put the line's run_id (a plain string after the judgement, where the runner writes
+    it) into ``head``; False when there is none, so the line is read the careful way and
+    attempt_problem names what is missing. (A tool argument named run_id could stand in
+    for a missing one: the line is then read as if it had that run_id.)"""
+    r = line.find(_RUN_ID, start)
+    if r == -1:
+        return False
+    s = r + len(_RUN_ID)
+    q = line.find(b'"', s)
+    value = line[s:q]
+    if q == -1 or b"\\" in value:
+        return False  # an escape in a run id: let orjson read it
+    try:
+        text = value.decode()
+    except UnicodeDecodeError:
+        return False
+    if not text.isprintable():
+        return False  # raw control characters: not JSON, and orjson says so
+    head["run_id"] = text
+    return True
 
 
 def decode_metrics(line: bytes) -> dict[str, Any]:
@@ -301,7 +393,8 @@ def scan_with(
 
     ``decode`` gets each line ending in ``}`` and a newline, and raises ValueError (orjson's
     error included) for a malformed one; other lines (a torn tail, stray text) are
-    decoded whole. A dict whose type is not run or attempt is skipped with a warning.
+    decoded whole. A dict whose type is not run or attempt, or an attempt without a field
+    the stand needs (attempt_problem), is skipped with a warning naming its line.
     Raises OSError when the file itself cannot be opened.
     """
     name = os.fspath(path)
@@ -331,11 +424,17 @@ def scan_with(
                     continue
                 if not isinstance(rec, dict):
                     rec = {"type": type(rec).__name__}
-            if type(rec) is dict and rec.get("type") not in RECORD_TYPES:
-                sink.append(
-                    HistoryWarning(name, number, f"unknown record type {rec.get('type')!r} skipped")
-                )
-                continue
+            if type(rec) is dict:
+                kind = rec.get("type")
+                if kind not in RECORD_TYPES:
+                    sink.append(
+                        HistoryWarning(name, number, f"unknown record type {kind!r} skipped")
+                    )
+                    continue
+                problem = attempt_problem(rec) if kind == "attempt" else None
+                if problem is not None:
+                    sink.append(HistoryWarning(name, number, f"attempt skipped: {problem}"))
+                    continue
             yield number, start, rec
 
 

@@ -25,6 +25,8 @@ from toolstand.history import (
     HistoryWarning,
     RunMeta,
     decode_summary,
+    field_problem,
+    outcome_problem,
     scan_with,
     split_metrics,
     unique_paths,
@@ -253,6 +255,14 @@ class Report:
         return self.prices.get(g.model) or self.meta.prices.get((g.provider, g.model))
 
 
+def _slot_problem(rec: Mapping[str, Any]) -> str | None:
+    for key in ("provider", "model", "mode", "case_id"):
+        problem = field_problem(rec, key)
+        if problem is not None:
+            return problem
+    return None
+
+
 def _turn2_errors(j: Mapping[str, Any], st: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """The attempt's errors; second-turn codes taken from second_turn if the runner
     did not already fold them into the attempt's list."""
@@ -284,6 +294,8 @@ class Collector:
         self._slots: dict[tuple[Any, ...], tuple[GroupStats, CaseTally]] = {}
 
     def _new_slot(self, slot: tuple[Any, ...]) -> tuple[GroupStats, CaseTally]:
+        """The group and case of a first-seen (provider, model, mode, case_id, api), whose
+        values the caller has checked."""
         key = slot[:3]
         g = self.groups.get(key)
         if g is None:
@@ -303,15 +315,19 @@ class Collector:
             self._vectors.append(vec)
         return vid
 
-    def add(self, rec: Mapping[str, Any]) -> None:
-        """Count one decoded record (header or attempt, any reading level)."""
+    def add(self, rec: Mapping[str, Any]) -> str | None:
+        """Count one decoded record (header or attempt, any reading level); for an
+        attempt the stand cannot use, why (and nothing is counted)."""
         if rec.get("type") == "run":
             self.meta.add_header(rec)
-            return
+            return None
         j = rec.get("judgement")
+        problem = outcome_problem(j, rec.get("transport_error"))
+        if problem is not None:
+            return problem
         vec = outcome_vector(j) if isinstance(j, dict) else None
         vid = None if vec is None else self._intern(vec)
-        self.count(rec, vid, j, rec.get("second_turn"))
+        return self.count(rec, vid, j, rec.get("second_turn"))
 
     def decode_line(self, line: bytes) -> Any:
         """history.scan_with decoder: (head, vector id, None, second turn) for a line the
@@ -356,6 +372,8 @@ class Collector:
             j = orjson.loads(blob)
         except orjson.JSONDecodeError:
             return None
+        if outcome_problem(j, None) is not None:
+            return None  # read the careful way, whose check names the fault
         vec = outcome_vector(j) if isinstance(j, dict) else None
         if vec is None:
             return None
@@ -370,21 +388,36 @@ class Collector:
         vid: int | None,
         j: Mapping[str, Any] | None,
         st: Mapping[str, Any] | None,
-    ) -> None:
+    ) -> str | None:
         """Count one attempt: its top-level keys, its outcome vector id (None: not
-        judged), its judgement (for the errors of a failure) and its second turn."""
+        judged), its judgement (for the errors of a failure) and its second turn. An
+        attempt without a field the stand needs is not counted: the problem is returned."""
         # the hot loop of a 1M-attempt report: local lookups, no helper calls per field
         get = rec.get
+        number = get("attempt")
+        if type(number) is not int or number < 1:
+            return _slot_problem(rec) or field_problem(rec, "attempt")
+        te = get("transport_error")
+        if te is not None or (vid is None and j is None):
+            # the rare outcomes; a judged one was checked when its judgement was decoded
+            problem = outcome_problem(j, te)
+            if problem is not None:
+                return _slot_problem(rec) or problem
         slot = (get("provider"), get("model"), get("mode"), get("case_id"), get("api"))
-        gt = self._slots.get(slot)
+        try:
+            gt = self._slots.get(slot)
+        except TypeError:  # a list or an object where a name belongs
+            gt = None
         if gt is None:
+            problem = _slot_problem(rec)  # checked once per distinct slot
+            if problem is not None:
+                return problem
             gt = self._slots[slot] = self._new_slot(slot)
         g, t = gt
         case_id = t.case_id
         if get("simulated"):
             g.simulated = True
         t.attempted += 1
-        number = get("attempt") or 0
         if number > g.repetitions:
             g.repetitions = number
         elapsed = get("elapsed_ms")
@@ -409,15 +442,14 @@ class Collector:
                 g.input_tokens += usage.get("input_tokens") or 0
                 g.output_tokens += usage.get("output_tokens") or 0
 
-        te = get("transport_error")
-        if te:
+        if te is not None:
             g.transport_errors[str(te.get("code"))] += 1
             if self.collect_failures:
                 self.failures.append(FailedAttempt(*g.key, case_id, number, [], False, te))
-            return
+            return None
         if vid is None:
             g.unjudged += 1
-            return
+            return None
         outcomes = t.outcomes
         outcomes[vid] = outcomes.get(vid, 0) + 1
         st_te = None
@@ -432,11 +464,12 @@ class Collector:
         if self.collect_failures and j is not None:
             passed = self._vectors[vid][_PASSED]
             if passed and not st_te:
-                return
+                return None
             errors = _turn2_errors(j, st)
             self.failures.append(
                 FailedAttempt(*g.key, case_id, number, errors, not passed, None, st_te)
             )
+        return None
 
     def report(
         self,
@@ -487,9 +520,8 @@ def compute_files(
     c = Collector(collect_failures=collect_failures)
     add, count, decode = c.add, c.count, c.decode_line
     for name in names:
-        for _, _, rec in scan_with(name, decode, warnings):
-            if type(rec) is tuple:
-                count(*rec)
-            else:
-                add(rec)
+        for number, _, rec in scan_with(name, decode, warnings):
+            problem = count(*rec) if type(rec) is tuple else add(rec)
+            if problem is not None:
+                warnings.append(HistoryWarning(name, number, f"attempt skipped: {problem}"))
     return c.report(names, warnings, prices)

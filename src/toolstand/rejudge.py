@@ -15,6 +15,7 @@ from typing import IO, Any
 from toolstand.adapters import get_adapter
 from toolstand.cases import Case, load_cases
 from toolstand.contract import Contract, load_contract
+from toolstand.history import attempt_problem, field_problem
 from toolstand.history_keep import IndexedWriter
 from toolstand.jsonl import iter_lines
 from toolstand.judge import followup_applies, judge, judge_followup
@@ -141,6 +142,14 @@ def rejudge_file(
                 )
                 continue
             if rec.get("type") != "attempt":
+                continue
+            # re-parsing needs the wire API besides what every reader needs
+            problem = attempt_problem(rec) or field_problem(rec, "api")
+            if problem is not None:
+                print(
+                    f"warning: {source}:{number}: attempt skipped: {problem}; kept as is", file=warn
+                )
+                writer.write(rec)
                 continue
             case = by_id.get(rec.get("case_id", ""))
             if case is None:
