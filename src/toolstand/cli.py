@@ -41,6 +41,12 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("current")
     cmp_.add_argument("--alpha", type=float, default=0.05)
     cmp_.add_argument("--json", action="store_true")
+    cmp_.add_argument(
+        "--max-transport-errors",
+        type=float,
+        default=0.2,
+        help="fail when a current group loses more than this share of attempts (default 0.2)",
+    )
 
     rj = sub.add_parser("rejudge", help="re-parse and re-judge stored raw responses")
     rj.add_argument("run")
@@ -148,7 +154,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from toolstand.report_cli import cmd_compare as compare
 
-    return compare(args.baseline, args.current, args.alpha, args.json)
+    return compare(
+        args.baseline,
+        args.current,
+        args.alpha,
+        args.json,
+        max_transport_errors=args.max_transport_errors,
+    )
 
 
 def cmd_rejudge(args: argparse.Namespace) -> int:
