@@ -44,6 +44,8 @@ from typing import Any, Literal, NamedTuple, TypeVar
 
 import orjson
 
+from toolstand.printable import visible
+
 # Top-level keys written before "second_turn", in the order in_key_order writes them:
 # all the metrics need besides the two turns.
 _HEAD_ORDER: tuple[str, ...] = (
@@ -83,7 +85,8 @@ class HistoryWarning:
     message: str
 
     def __str__(self) -> str:
-        return (
+        """One line, control characters spelled out: a message may quote the history."""
+        return visible(
             f"{self.path}:{self.line}: {self.message}"
             if self.line
             else f"{self.path}: {self.message}"

@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 
+from toolstand.printable import visible
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -19,9 +21,11 @@ class Problem:
     severity: str = "error"  # "error" | "warning"
 
     def __str__(self) -> str:
+        """file:line: path: message, on one line; a case id, a key or a config value
+        quoted in it cannot drive the terminal (control characters spelled out)."""
         where = f"{self.file}:{self.line}" if self.line else self.file
         label = "" if self.severity == "error" else f"{self.severity}: "
-        return f"{where}: {self.path or '$'}: {label}{self.message}"
+        return visible(f"{where}: {self.path or '$'}: {label}{self.message}")
 
 
 class LoadError(Exception):

@@ -19,6 +19,7 @@ from toolstand.history import attempt_problem, field_problem
 from toolstand.history_keep import IndexedWriter
 from toolstand.jsonl import iter_lines
 from toolstand.judge import followup_applies, judge, judge_followup
+from toolstand.printable import visible
 from toolstand.problems import LoadError, Problem
 
 
@@ -31,7 +32,9 @@ class Change:
     new_codes: list[str]
 
     def line(self) -> str:
-        return (
+        """One line for the terminal: the key names a provider, model and case from the
+        history, so control characters are spelled out."""
+        return visible(
             f"{self.key}: {self.old_verdict} → {self.new_verdict}  "
             f"[{','.join(self.old_codes) or '-'}] → [{','.join(self.new_codes) or '-'}]"
         )

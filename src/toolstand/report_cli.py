@@ -12,12 +12,10 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-import orjson
-
 from toolstand.compare import MAX_TRANSPORT_ERRORS, compare, load_report, render
 from toolstand.metrics import compute_files
 from toolstand.printable import visible
-from toolstand.report import dumps_json, render_table, write_errors_csv, write_junit
+from toolstand.report import dumps_json, json_text, render_table, write_errors_csv, write_junit
 
 
 def cmd_report(
@@ -35,7 +33,7 @@ def cmd_report(
         print(f"toolstand report: cannot read {_name(exc)}: {exc.strerror}", file=sys.stderr)
         return 2
     for w in report.warnings:
-        print(f"warning: {visible(str(w))}", file=sys.stderr)
+        print(f"warning: {w}", file=sys.stderr)  # HistoryWarning spells control characters
     if json_out:
         out.write(dumps_json(report).decode())
     else:
@@ -82,7 +80,7 @@ def cmd_compare(
             print(f"note: {visible(note)}", file=sys.stderr)
         return 2
     if json_out:
-        out.write(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        out.write(json_text(result.to_dict()).decode())
     else:
         out.write(render(result, baseline, current))
     return result.exit_code
