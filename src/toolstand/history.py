@@ -106,8 +106,43 @@ class RunMeta:
     cases_hashes: list[str] = field(default_factory=list)
     prices: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
     simulated: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # run_id -> (provider, model, mode) -> attempts its matrix plans (cases × repetitions);
+    # None once a header does not say (then no group can be held to a matrix)
+    matrix: dict[Any, dict[tuple[str, str, str], int]] | None = field(default_factory=dict)
+    headers: int = 0
+
+    def slots(self, key: tuple[str, str, str]) -> int | None:
+        """How many attempts the run headers plan for a provider × model × mode, summed
+        over runs (a resumed run's second header is the same run); None when unknown."""
+        if not self.matrix:
+            return None
+        return sum(plan.get(key, 0) for plan in self.matrix.values())
+
+    def _add_matrix(self, h: Mapping[str, Any]) -> None:
+        settings, cases = h.get("settings") or {}, h.get("cases") or {}
+        reps, modes, count, runs = (
+            settings.get("repetitions"),
+            settings.get("modes"),
+            cases.get("count"),
+            h.get("runs"),
+        )
+        if self.matrix is None:
+            return
+        if not (type(reps) is int and type(count) is int and isinstance(modes, list)):
+            self.matrix = None
+            return
+        plan: dict[tuple[str, str, str], int] = {}
+        for run in runs if isinstance(runs, list) else []:
+            for mode in modes:
+                key = (str(run.get("provider")), str(run.get("model")), str(mode))
+                plan[key] = plan.get(key, 0) + count * reps
+        seen = self.matrix.setdefault(h.get("run_id"), {})
+        for key, n in plan.items():  # a resume may plan more repetitions: keep the most
+            seen[key] = max(seen.get(key, 0), n)
 
     def add_header(self, h: Mapping[str, Any]) -> None:
+        self.headers += 1
+
         def put(values: list[str], value: Any) -> None:
             if value is not None and value not in values:
                 values.append(value)
@@ -129,6 +164,7 @@ class RunMeta:
                 self.prices[key] = run["prices"]
             if run.get("simulated"):
                 self.simulated[key] = True
+        self._add_matrix(h)
 
 
 _JUDGEMENT_ORDER = ("verdict", "metrics", "unsafe", "flags", "errors", "calls")

@@ -151,10 +151,20 @@ class GroupStats:
     recorded_cost: float = 0.0
     recorded_cost_attempts: int = 0
     repetitions: int = 0
+    slots: int | None = None  # attempts the run headers plan for this group; None: unknown
 
     @property
     def key(self) -> tuple[str, str, str]:
         return (self.provider, self.model, self.mode)
+
+    def over_matrix(self) -> str:
+        """What to say when the group holds more attempts than its matrix plans: some
+        were counted twice (two writers, a file given under two names, a copy)."""
+        planned = f"plan {self.slots}" if self.slots else "do not list it"
+        return (
+            f"{'/'.join(self.key)}: {self.attempted} attempts ({self.scored} scored), but the"
+            f" run headers' matrix (cases × repetitions) {planned}; are some counted twice?"
+        )
 
     @property
     def attempted(self) -> int:
@@ -290,6 +300,7 @@ class Collector:
         self._blob_ids: dict[bytes, int] = {}
         self._split_misses = 0
         self._split_works = False
+        self.headerless = False  # a file without a run header: its matrix is unknown
         # (provider, model, mode, case_id, api) -> its group and case: one lookup per attempt
         self._slots: dict[tuple[Any, ...], tuple[GroupStats, CaseTally]] = {}
 
@@ -477,11 +488,15 @@ class Collector:
         warnings: list[HistoryWarning],
         prices: Prices | None = None,
     ) -> Report:
+        where = ", ".join(files) or "<records>"
         for g in self.groups.values():
             if self.meta.simulated.get((g.provider, g.model)):
                 g.simulated = True
             for t in g.cases.values():
                 t.finalize(self._vectors)
+            g.slots = None if self.headerless else self.meta.slots(g.key)
+            if g.slots is not None and g.attempted > g.slots:
+                warnings.append(HistoryWarning(where, 0, g.over_matrix()))
         return Report(
             files=files,
             meta=self.meta,
@@ -520,8 +535,10 @@ def compute_files(
     c = Collector(collect_failures=collect_failures)
     add, count, decode = c.add, c.count, c.decode_line
     for name in names:
+        headers = c.meta.headers
         for number, _, rec in scan_with(name, decode, warnings):
             problem = count(*rec) if type(rec) is tuple else add(rec)
             if problem is not None:
                 warnings.append(HistoryWarning(name, number, f"attempt skipped: {problem}"))
+        c.headerless |= c.meta.headers == headers
     return c.report(names, warnings, prices)

@@ -55,6 +55,7 @@ def group_to_json(g: GroupStats, report: Report) -> dict[str, Any]:
         "unjudged": g.unjudged,
         "case_count": len(g.cases),
         "repetitions": g.repetitions,
+        "planned": g.slots,
     }
     for name, rate in g.metrics().items():
         out[name] = rate.to_dict()
@@ -327,8 +328,12 @@ def _group_lines(g: GroupStats, report: Report) -> list[str]:
     line += f" ({detail})" if detail else ""
     line += f" · {len(g.cases)} cases × ≤{g.repetitions}"
     out = [*textwrap.wrap(title, WIDTH), *textwrap.wrap(line, WIDTH, subsequent_indent="    ")]
+    if g.slots is not None and g.attempted > g.slots:
+        out += textwrap.wrap(
+            "! " + g.over_matrix(), WIDTH, initial_indent="  ", subsequent_indent="    "
+        )
     if g.unjudged:
-        out.append(f"  {g.unjudged} attempts without judgement (not scored)")
+        out.append(f"  {g.unjudged} attempts without metrics in their judgement (not scored)")
     for name, rate in g.metrics().items():
         out.append(f"  {name:<30} {fmt_rate(rate)}")
     lat, tok = g.latency(), g.tokens()
