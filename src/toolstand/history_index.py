@@ -23,21 +23,25 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, tzinfo
 from operator import add, itemgetter
 from typing import Any
 
 import orjson
 
-from toolstand.history import (
-    TEXT_FIELDS,
-    HistoryWarning,
-    attempt_problem,
-    decode_summary,
-    field_problem,
-    outcome_problem,
+from toolstand.history import HistoryWarning, decode_summary
+from toolstand.history_columns import (
+    MINUTE,
+    SECONDS,
+    ZONE,
+    Facet,
+    Minutes,
+    as_float,
+    as_uint,
+    column,
 )
+from toolstand.history_fields import TEXT_FIELDS, attempt_problem, field_problem, outcome_problem
 from toolstand.history_shape import (
     ATTEMPT,
     ERROR,
@@ -53,73 +57,12 @@ from toolstand.history_shape import (
     flat_row,
 )
 
+__all__ = ["Facet", "HistoryIndex"]
+
 _CACHE_LIMIT = 1 << 16  # error-list and timestamp caches: bounded, distinct values can be many
 
 
 AFTER_SECOND_TURN = b'},"judgement":{"verdict":'
-
-
-class _Codes(dict[Any, int]):
-    """value -> code; a new value gets the next code (``map(ids.__getitem__, ...)`` then
-    interns a whole column at C speed)."""
-
-    def __init__(self, order: list[Any]) -> None:
-        super().__init__()
-        self.order = order
-
-    def __missing__(self, value: Any) -> int:
-        code = self[value] = len(self.order)
-        self.order.append(value)
-        return code
-
-
-_MINUTE = itemgetter(slice(0, 16))  # 2026-11-29T19:56
-_SECONDS = itemgetter(slice(17, 19))
-_ZONE = itemgetter(slice(-6, None))  # +00:00 (or the end of a stamp without one)
-
-
-class _Minutes(dict[str, float]):
-    """A minute ("YYYY-MM-DDTHH:MM" + the stamp's last six characters) -> its epoch
-    seconds; ``day`` holds its local date. Each minute is parsed once."""
-
-    def __init__(self, tz: tzinfo | None) -> None:
-        super().__init__()
-        self.tz = tz
-        self.day: dict[str, date | None] = {}
-
-    def __missing__(self, key: str) -> float:
-        zone = key[16:]
-        if not (len(zone) == 6 and zone[0] in "+-" and zone[3] == ":"):
-            zone = "+00:00"  # Z, or no zone at all: the runner writes UTC
-        try:
-            ts = datetime.fromisoformat(key[:16] + ":00" + zone).timestamp()
-            day: date | None = datetime.fromtimestamp(ts, self.tz).date()
-        except ValueError:
-            ts, day = float("nan"), None
-        self[key] = ts
-        self.day[key] = day
-        return ts
-
-
-class Facet:
-    """A categorical column: one small code per row, and the distinct values in order."""
-
-    __slots__ = ("codes", "ids", "name", "values")
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.values: list[Any] = []
-        self.ids = _Codes(self.values)
-        self.codes: bytearray | array[int] = bytearray()
-
-    def extend(self, values: Iterable[Any]) -> None:
-        codes = list(map(self.ids.__getitem__, values))
-        if isinstance(self.codes, bytearray) and len(self.values) > 256:
-            self.codes = array("H", self.codes)  # past 256 values: two bytes a row
-        self.codes.extend(codes)
-
-    def value(self, row: int) -> Any:
-        return self.values[self.codes[row]]
 
 
 class HistoryIndex:
@@ -151,7 +94,7 @@ class HistoryIndex:
         self._shape: LineShape | None = None
         self._chunk_line = 0  # lines read before the chunk being indexed
         self._err_cache: dict[bytes, tuple[str, ...]] = {}
-        self._minutes = _Minutes(tz)
+        self._minutes = Minutes(tz)
         self._buf = bytearray(1 << 22)
 
     # --- reading -----------------------------------------------------------------------
@@ -415,7 +358,7 @@ class HistoryIndex:
                 return [d.get(key) for d in dicts]
 
         text = {key: col(key) for key in TEXT_FIELDS}
-        attempts = _column("I", col("attempt"), _int)
+        attempts = column("I", col("attempt"), as_uint)
         if not _all_valid(text.values(), attempts, cols[1]):
             return self._flush(self._valid_rows(rows), shape)
         f = self.facets
@@ -430,7 +373,7 @@ class HistoryIndex:
         self.verdict.codes.extend(cols[1])
         self.errors.extend(cols[2])
         self.attempt.extend(attempts)
-        self.latency.extend(_column("f", col("latency_ms"), _float))
+        self.latency.extend(column("f", col("latency_ms"), as_float))
         self.times.extend(times)
         base = self.end
         self.offsets.extend(base + o for o in offs)
@@ -486,8 +429,8 @@ class HistoryIndex:
         """Epoch seconds and local day of ISO-8601 stamps, parsed once per minute: the
         minute's epoch comes from a cache, the seconds are added column-wise."""
         try:
-            keys = list(map(add, map(_MINUTE, stamps), map(_ZONE, stamps)))
-            secs = list(map(float, map(_SECONDS, stamps)))
+            keys = list(map(add, map(MINUTE, stamps), map(ZONE, stamps)))
+            secs = list(map(float, map(SECONDS, stamps)))
         except (TypeError, ValueError):  # a stamp missing or not ISO-8601: one by one
             pairs = [self._one_time(x) for x in stamps]
             return [p[0] for p in pairs], [p[1] for p in pairs]
@@ -542,18 +485,3 @@ def _row_problem(row: tuple[Any, ...]) -> str | None:
         if problem is not None:
             return problem
     return outcome_problem(None, None) if row[1] == UNJUDGED else None
-
-
-def _column(kind: str, values: list[Any], clean: Callable[[Any], Any]) -> array[Any]:
-    try:
-        return array(kind, values)
-    except (TypeError, OverflowError):  # a null or a stray type: clean value by value
-        return array(kind, map(clean, values))
-
-
-def _int(x: Any) -> int:
-    return x if type(x) is int and 0 <= x < 1 << 32 else 0
-
-
-def _float(x: Any) -> float:
-    return float(x) if isinstance(x, int | float) else float("nan")

@@ -15,7 +15,7 @@ from typing import IO, Any
 from toolstand.adapters import get_adapter
 from toolstand.cases import Case, load_cases
 from toolstand.contract import Contract, load_contract
-from toolstand.history import attempt_problem, field_problem
+from toolstand.history_fields import attempt_problem, field_problem
 from toolstand.history_keep import IndexedWriter
 from toolstand.jsonl import iter_lines
 from toolstand.judge import followup_applies, judge, judge_followup
@@ -32,9 +32,7 @@ class Change:
     new_codes: list[str]
 
     def line(self) -> str:
-        """One line for the terminal: the key names a provider, model and case from the
-        history, so control characters are spelled out."""
-        return visible(
+        return (
             f"{self.key}: {self.old_verdict} → {self.new_verdict}  "
             f"[{','.join(self.old_codes) or '-'}] → [{','.join(self.new_codes) or '-'}]"
         )
@@ -176,6 +174,6 @@ def cmd_rejudge(
 ) -> int:
     changes = rejudge_file(Path(source), Path(output), tools=tools, cases=cases)
     for ch in changes:
-        print(ch.line())
+        print(visible(ch.line()))
     print(f"{len(changes)} attempts changed verdict; new file: {output}", file=sys.stderr)
     return 0

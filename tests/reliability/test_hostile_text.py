@@ -18,6 +18,7 @@ import orjson
 import pytest
 from record_factory import attempt, err, header, judgement, transport, write_jsonl
 
+from toolstand import rejudge
 from toolstand.cases import parse_cases
 from toolstand.check import run_check
 from toolstand.cli import main
@@ -88,10 +89,15 @@ def test_compare_output_spells_control_characters(tmp_path: Path) -> None:
     assert "p\\x1b]0;TITLE\\x07\\x1b[2J/m\\x00\\x9b/auto" in out.getvalue() + err_out.getvalue()
 
 
-def test_rejudge_listing_spells_control_characters() -> None:
-    line = Change(f"p{ESC}/m case{ESC}#1", "pass", "fail", [], ["x"]).line()
-    _no_raw(line)
-    assert line.startswith("p\\x1b]0;TITLE\\x07\\x1b[2J/m case\\x1b]0;TITLE")
+def test_rejudge_listing_spells_control_characters(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    change = Change(f"p{ESC}/m case{ESC}#1", "pass", "fail", [], ["x"])
+    monkeypatch.setattr(rejudge, "rejudge_file", lambda *a, **k: [change])
+    assert rejudge.cmd_rejudge("in.jsonl", "out.jsonl") == 0
+    got = capsys.readouterr()
+    _no_raw(got.out + got.err)
+    assert got.out.startswith("p\\x1b]0;TITLE\\x07\\x1b[2J/m case\\x1b]0;TITLE")
 
 
 def test_junit_is_valid_xml_whatever_the_history_holds(tmp_path: Path) -> None:
