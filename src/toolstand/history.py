@@ -174,13 +174,17 @@ def _head_ok(head: Any) -> bool:
     return True
 
 
-def split_metrics(line: bytes, *, with_errors: bool = False) -> MetricParts | None:
+def split_metrics(
+    line: bytes, *, with_errors: bool = False, run_id: bool = False
+) -> MetricParts | None:
     """Split an attempt line into what the metrics need, or None when the line does not
     follow the key order (then decode it with decode_summary or orjson).
 
     The judgement comes back as raw bytes so that a caller can cache its decoding: across
     repetitions most judgements are byte-identical. ``with_errors`` keeps its ``errors``
-    too (cut before ``calls`` instead), for the error table. Never raises.
+    too (cut before ``calls`` instead), for the error table. A line without a run_id
+    string is not split; ``run_id`` puts its value in the head too (the metrics only
+    need to know it is there). Never raises.
     """
     loads = orjson.loads
     q = line.find(_SECOND)
@@ -210,7 +214,7 @@ def split_metrics(line: bytes, *, with_errors: bool = False) -> MetricParts | No
             return None
         v = j + len(_JUDGEMENT)
     if line.startswith(b"null", v):
-        return (head, None, st) if _take_run_id(line, v, head) else None
+        return (head, None, st) if _has_run_id(line, v, head if run_id else None) else None
     e = line.find(_CALLS if with_errors else _ERRORS, v)
     if e == -1:
         return None
@@ -220,17 +224,19 @@ def split_metrics(line: bytes, *, with_errors: bool = False) -> MetricParts | No
         return None
     if with_errors and b',"errors":[' not in jblob:
         return None
-    return (head, jblob, st) if _take_run_id(line, e, head) else None
+    return (head, jblob, st) if _has_run_id(line, e, head if run_id else None) else None
 
 
-def _take_run_id(line: bytes, start: int, head: dict[str, Any]) -> bool:
-    """Put the line's run_id (a plain string after the judgement, where the runner writes
-    it) into ``head``; False when there is none, so the line is read the careful way and
-    attempt_problem names what is missing. (A tool argument named run_id could stand in
-    for a missing one: the line is then read as if it had that run_id.)"""
+def _has_run_id(line: bytes, start: int, head: dict[str, Any] | None) -> bool:
+    """Whether the line has a run_id string after ``start`` (the runner writes it after
+    the judgement), and with a ``head``, its value put there; False sends the line the
+    careful way, where attempt_problem names what is missing. (A tool argument named
+    run_id could stand in for a missing one: the line is then read as if it had one.)"""
     r = line.find(_RUN_ID, start)
     if r == -1:
         return False
+    if head is None:
+        return True
     s = r + len(_RUN_ID)
     q = line.find(b'"', s)
     value = line[s:q]
@@ -252,7 +258,7 @@ def decode_metrics(line: bytes) -> dict[str, Any]:
     Falls back to decode_summary for a line out of order. Raises
     orjson.JSONDecodeError for a line that is not JSON.
     """
-    parts = split_metrics(line)
+    parts = split_metrics(line, run_id=True)
     if parts is None:
         return decode_summary(line)
     d, blob, st = parts
