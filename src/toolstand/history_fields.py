@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolstand.canonical import json_type_name
+
 # without one of these an attempt cannot be put in a group, a case or a row
 TEXT_FIELDS: tuple[str, ...] = ("run_id", "provider", "model", "mode", "case_id")
 VERDICT_VALUES = ("pass", "fail")
@@ -34,7 +36,7 @@ def field_problem(rec: Mapping[str, Any], key: str) -> str | None:
         return None
     else:
         want = "a string"
-    return f"field {key} is {_json_type(value)}, not {want}"
+    return f"field {key} is {_a(json_type_name(value))}, not {want}"
 
 
 def outcome_problem(judgement: Any, transport_error: Any) -> str | None:
@@ -48,7 +50,7 @@ def outcome_problem(judgement: Any, transport_error: Any) -> str | None:
     if judgement is None:
         return "missing field judgement (and no transport_error)"
     if not isinstance(judgement, dict):
-        return f"field judgement is {_json_type(judgement)}, not an object"
+        return f"field judgement is {_a(json_type_name(judgement))}, not an object"
     if "verdict" not in judgement:
         return "missing field judgement.verdict"
     if judgement["verdict"] not in VERDICT_VALUES:
@@ -56,6 +58,10 @@ def outcome_problem(judgement: Any, transport_error: Any) -> str | None:
     if not isinstance(judgement.get("errors", []), list):
         return "field judgement.errors is not a list"
     return None
+
+
+def _a(name: str) -> str:
+    return name if name == "null" else f"an {name}" if name[0] in "aeiou" else f"a {name}"
 
 
 def attempt_problem(rec: Mapping[str, Any]) -> str | None:
@@ -70,17 +76,6 @@ def attempt_problem(rec: Mapping[str, Any]) -> str | None:
         if problem is not None:
             return problem
     return outcome_problem(rec.get("judgement"), rec.get("transport_error"))
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    names: dict[type, str] = {str: "a string", list: "a list", dict: "an object"}
-    return names.get(type(value), "a value")
 
 
 @dataclass

@@ -37,7 +37,7 @@ ODD: dict[str, tuple[dict[str, Any], str]] = {
     "no provider": (_without("provider"), "missing field provider"),
     "null model": (_with(model=None), "field model is null, not a string"),
     "mode a number": (_with(mode=3), "field mode is a number, not a string"),
-    "case_id a list": (_with(case_id=["x"]), "field case_id is a list, not a string"),
+    "case_id a list": (_with(case_id=["x"]), "field case_id is an array, not a string"),
     "no run_id": (_without("run_id"), "missing field run_id"),
     "attempt as text": (_with(attempt="1"), "field attempt is a string, not a positive integer"),
     "attempt 0": (_with(attempt=0), "field attempt is a number, not a positive integer"),
