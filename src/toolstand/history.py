@@ -214,7 +214,7 @@ def split_metrics(
             return None
         v = j + len(_JUDGEMENT)
     if line.startswith(b"null", v):
-        return (head, None, st) if _has_run_id(line, v, head if run_id else None) else None
+        return (head, None, st) if _has_run_id(line, v, head, run_id) else None
     e = line.find(_CALLS if with_errors else _ERRORS, v)
     if e == -1:
         return None
@@ -224,18 +224,21 @@ def split_metrics(
         return None
     if with_errors and b',"errors":[' not in jblob:
         return None
-    return (head, jblob, st) if _has_run_id(line, e, head if run_id else None) else None
+    return (head, jblob, st) if _has_run_id(line, e, head, run_id) else None
 
 
-def _has_run_id(line: bytes, start: int, head: dict[str, Any] | None) -> bool:
-    """Whether the line has a run_id string after ``start`` (the runner writes it after
-    the judgement), and with a ``head``, its value put there; False sends the line the
-    careful way, where attempt_problem names what is missing. (A tool argument named
-    run_id could stand in for a missing one: the line is then read as if it had one.)"""
+def _has_run_id(line: bytes, start: int, head: dict[str, Any], keep: bool) -> bool:
+    """Whether the line has a run_id string: in ``head``, or after ``start`` (where the
+    runner writes it, after the judgement), then with ``keep`` its value put in ``head``.
+    False sends the line the careful way, where attempt_problem names what is missing.
+    (A tool argument named run_id could stand in for a missing one: the line is then
+    read as if it had one.)"""
+    if "run_id" in head:
+        return type(head["run_id"]) is str
     r = line.find(_RUN_ID, start)
     if r == -1:
         return False
-    if head is None:
+    if not keep:
         return True
     s = r + len(_RUN_ID)
     q = line.find(b'"', s)
