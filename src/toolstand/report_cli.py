@@ -62,6 +62,13 @@ def cmd_compare(
     """Compare two runs (JSONL histories or JSON reports); 1 on a significant drop, a
     baseline group missing from current, or too many transport errors."""
     out = out if out is not None else sys.stdout  # resolved per call: tests swap it
+    if not 0.0 <= max_transport_errors <= 1.0:  # NaN included: it compares false
+        print(
+            f"toolstand compare: --max-transport-errors is a share of attempts from 0 to 1,"
+            f" got {max_transport_errors}",
+            file=sys.stderr,
+        )
+        return 2
     try:
         base, cur = load_report(baseline), load_report(current)
     except OSError as exc:

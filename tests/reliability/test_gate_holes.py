@@ -72,6 +72,11 @@ def test_the_cli_takes_the_limit(
     assert main(["compare", str(base), str(cur)]) == 1
     assert "gate FAILED: 1 failure(s) above" in capsys.readouterr().out
     assert main(["compare", str(base), str(cur), "--max-transport-errors", "0.3"]) == 0
+    for odd in ("-0.1", "1.5", "nan"):
+        assert main(["compare", str(base), str(cur), "--max-transport-errors", odd]) == 2
+        assert (
+            "--max-transport-errors is a share of attempts from 0 to 1" in capsys.readouterr().err
+        )
 
 
 def test_a_current_run_that_is_all_429s_is_never_a_pass(base: Path, tmp_path: Path) -> None:
