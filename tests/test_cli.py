@@ -130,7 +130,7 @@ def test_every_command_ends_its_help_with_an_example(
         assert last[0] == "example:" and last[1].startswith(f"  toolstand {name} "), (name, last)
         assert "%%" not in text
     # and the --only, --alpha kind of option reads as a sentence with its default
-    main_help = names["compare"].format_help()
+    main_help = " ".join(names["compare"].format_help().split())  # as wrapped at any width
     assert "significance level of the regression test (default: 0.05)" in main_help
 
 

@@ -164,3 +164,15 @@ def test_in_key_order_makes_any_record_splittable() -> None:
     assert split_metrics(_line(fixed), with_errors=True) is not None
     head = header()
     assert in_key_order(head) is head
+
+
+def test_the_split_needs_a_run_id_wherever_the_writer_put_it() -> None:
+    rec = attempt("a")
+    front = {"type": "attempt", "run_id": "r-1", **{k: v for k, v in rec.items() if k != "run_id"}}
+    parts = split_metrics(_line(front), run_id=True)
+    assert parts is not None and parts[0]["run_id"] == "r-1"  # in the head
+    assert decode_metrics(_line(rec))["run_id"] == "run-1"  # after the judgement
+    del rec["run_id"]
+    assert split_metrics(_line(rec)) is None  # none: the careful way names it
+    front["run_id"] = None
+    assert split_metrics(_line(front)) is None

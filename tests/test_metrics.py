@@ -265,12 +265,20 @@ def test_second_turn_codes_are_taken_from_second_turn_when_not_folded_in() -> No
     assert [(e["code"], e["turn"]) for e in r.failures[0].errors] == [("repeated_call", 2)]
 
 
-def test_attempt_without_judgement_is_counted_apart() -> None:
+def test_judgement_without_metrics_is_counted_apart() -> None:
+    rec = attempt("a")
+    del rec["judgement"]["metrics"]
+    r = compute([rec, attempt("a", 2)])
+    g = r.groups[0]
+    assert (g.attempted, g.scored, g.unjudged) == (2, 1, 1)
+
+
+def test_attempt_with_neither_judgement_nor_transport_error_is_not_counted() -> None:
     rec = attempt("a")
     rec["judgement"] = None
     r = compute([rec, attempt("a", 2)])
     g = r.groups[0]
-    assert (g.attempted, g.scored, g.unjudged) == (2, 1, 1)
+    assert (g.attempted, g.scored, g.unjudged) == (1, 1, 0)
 
 
 def _json(report: Report) -> dict[str, Any]:

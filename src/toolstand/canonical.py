@@ -1,4 +1,5 @@
-"""Canonical JSON: the one byte form used for hashes and argument comparison."""
+"""Canonical JSON: the one byte form used for hashes and argument comparison; and the
+JSON name of a value's type, for messages."""
 
 from __future__ import annotations
 
@@ -25,3 +26,18 @@ def sha256_hex(data: bytes) -> str:
 def canonical_hash(value: Any) -> str:
     """SHA-256 of the canonical JSON of a value."""
     return sha256_hex(canonical_json(value).encode())
+
+
+def json_type_name(value: Any) -> str:
+    """The JSON name of a decoded value's type: null, boolean, number, string, array, object."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__

@@ -7,12 +7,20 @@ allowed and kept. Every problem names file:line and the JSON path of the field.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from toolstand.canonical import sha256_hex
 from toolstand.problems import (
@@ -38,6 +46,20 @@ CATEGORIES: tuple[str, ...] = (
     "slot_filling",
     "policy",
 )
+
+
+def id_problem(case_id: str) -> str | None:
+    """Why ``case_id`` cannot name a case, or None. An id is printable text: it lands in
+    terminals, JUnit XML and spreadsheets, where an ESC, a NUL or a bidi override would
+    act instead of print (``str.isprintable``: no control, format or separator
+    character, no space but ' ')."""
+    for i, ch in enumerate(case_id):
+        if not ch.isprintable():
+            return (
+                f"an id must be printable text: character {i + 1} is U+{ord(ch):04X}"
+                f" (Unicode category {unicodedata.category(ch)}), which does not print"
+            )
+    return None
 
 
 class _Strict(BaseModel):
@@ -112,6 +134,14 @@ class Case(_Strict):
     expect: Expectation
     followup: Followup | None = None
     note: str | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _printable_id(cls, value: str) -> str:
+        problem = id_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="after")
     def _one_prompt(self) -> Case:
@@ -191,9 +221,11 @@ def parse_case_line(text: str, file: str, number: int) -> Case:
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            loc = [
-                p for p in err["loc"] if not (isinstance(p, str) and ("[" in p or p in _UNION_TAGS))
-            ]
+            parts = list(err["loc"])
+            # an unknown key is the file's own, "[" and all; the rest may hold union tags
+            own = [parts.pop()] if err.get("type") == "extra_forbidden" and parts else []
+            loc = [p for p in parts if not (isinstance(p, str) and ("[" in p or p in _UNION_TAGS))]
+            loc += own
             problems.append(Problem(file, number, json_path(loc), pydantic_message(err)))
         raise LoadError(problems) from None
 

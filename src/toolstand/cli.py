@@ -126,6 +126,14 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument(
         "--json", action="store_true", help="print the comparison as JSON instead of a table"
     )
+    cmp_.add_argument(
+        "--max-transport-errors",
+        type=float,
+        default=0.2,
+        metavar="SHARE",
+        help="fail the gate when a current group lost more than this share of its attempts "
+        "to transport errors (default: %(default)s), e.g. 0.05",
+    )
 
     rj = _sub(
         sub,
@@ -316,7 +324,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from toolstand.report_cli import cmd_compare as compare
 
-    return compare(args.baseline, args.current, args.alpha, args.json)
+    return compare(
+        args.baseline,
+        args.current,
+        args.alpha,
+        args.json,
+        max_transport_errors=args.max_transport_errors,
+    )
 
 
 def cmd_rejudge(args: argparse.Namespace) -> int:

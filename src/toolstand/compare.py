@@ -14,6 +14,12 @@ not be. So every metric of every provider × model × mode gets a one-sided test
 * unpaired otherwise (no such case, or a report without per-case counts): a pooled
   two-proportion z-test on the totals.
 
+Besides the drops, two things fail the gate whatever the tests say, each with its reason:
+a baseline group missing from the current run (a model that stopped answering is not a
+model without regressions), and a current group whose transport failures exceed
+``max_transport_errors`` of its attempts (100% 429s leave no scored attempt to test, so
+no test could ever fail).
+
 No correction for testing nine metrics by default (the exact tests are conservative on
 small suites, and the metrics move together); ``correction="holm"`` is there for
 gates over many models.
@@ -32,10 +38,12 @@ from typing import Any, Literal
 import orjson
 
 from toolstand.metrics import LOWER_IS_BETTER, METRICS, compute_files
+from toolstand.printable import visible
 from toolstand.report import pack, to_json
 from toolstand.stats import holm, mcnemar_exact, two_proportion_drop
 
 Counts = tuple[int, int]
+MAX_TRANSPORT_ERRORS = 0.2  # the share of a group's attempts; above it the gate fails
 
 
 @dataclass
@@ -96,6 +104,8 @@ class CompareResult:
     checks: list[Check]
     notes: list[str]
     correction: str = "none"
+    failures: list[str] = field(default_factory=list)  # gate failures, each its reason
+    max_transport_errors: float = MAX_TRANSPORT_ERRORS
 
     @property
     def drops(self) -> list[Check]:
@@ -103,13 +113,16 @@ class CompareResult:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.drops else 0
+        return 1 if self.drops or self.failures else 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "alpha": self.alpha,
             "correction": self.correction,
+            "max_transport_errors": self.max_transport_errors,
+            "passed": self.exit_code == 0,
             "regression": bool(self.drops),
+            "failures": self.failures,
             "drops": [c.to_dict() for c in self.drops],
             "checks": [c.to_dict() for c in self.checks],
             "notes": self.notes,
@@ -235,14 +248,33 @@ def _key(entry: Mapping[str, Any]) -> tuple[str, str, str]:
     return (str(entry.get("provider")), str(entry.get("model")), str(entry.get("mode", "auto")))
 
 
+def _transport_failure(label: str, entry: Mapping[str, Any], limit: float) -> str | None:
+    """The reason a group fails the gate on its transport errors, or None."""
+    errors = entry.get("transport_errors")
+    attempted = entry.get("attempted")
+    if not isinstance(errors, dict) or not isinstance(attempted, int) or attempted <= 0:
+        return None
+    count = sum(n for n in errors.values() if isinstance(n, int))
+    if count / attempted <= limit:
+        return None
+    codes = ", ".join(f"{code} {n}" for code, n in sorted(errors.items()))
+    return (
+        f"{label}: transport errors in {count} of {attempted} attempts ({count / attempted:.1%};"
+        f" {codes}), above the {limit:.0%} allowed"
+    )
+
+
 def compare(
     baseline: Mapping[str, Any],
     current: Mapping[str, Any],
     *,
     alpha: float = 0.05,
     correction: Literal["none", "holm"] = "none",
+    max_transport_errors: float = MAX_TRANSPORT_ERRORS,
 ) -> CompareResult:
-    """Test every shared metric for a significant drop from baseline to current.
+    """Test every shared metric for a significant drop from baseline to current, and
+    fail the gate on a baseline group missing from current or a current group with
+    more than ``max_transport_errors`` of its attempts lost to transport failures.
 
     ``correction="holm"`` adjusts for testing many metrics at once; the default leaves
     p-values raw because the exact tests are already conservative on small suites.
@@ -251,7 +283,13 @@ def compare(
     base = {_key(e): e for e in baseline.get("results") or []}
     cur = {_key(e): e for e in current.get("results") or []}
     checks: list[Check] = []
+    failures = [
+        f"{'/'.join(key)}: in baseline, missing from current" for key in base if key not in cur
+    ]
     for key, c_entry in cur.items():
+        failure = _transport_failure("/".join(key), c_entry, max_transport_errors)
+        if failure is not None:
+            failures.append(failure)
         b_entry = base.get(key)
         if b_entry is None:
             notes.append(f"{'/'.join(key)}: not in baseline, not compared")
@@ -264,14 +302,11 @@ def compare(
                     notes.append(f"{'/'.join(key)}: {metric} has no counts, not compared")
                 continue
             checks.append(check)
-    for key in base:
-        if key not in cur:
-            notes.append(f"{'/'.join(key)}: not in current, not compared")
     adjusted = holm([c.p_value for c in checks]) if correction == "holm" else None
     for i, c in enumerate(checks):
         c.p_adjusted = adjusted[i] if adjusted else c.p_value
         c.significant = c.p_adjusted < alpha
-    return CompareResult(alpha=alpha, checks=checks, notes=notes, correction=correction)
+    return CompareResult(alpha, checks, notes, correction, failures, max_transport_errors)
 
 
 def _pct(counts: Counts) -> str:
@@ -285,16 +320,22 @@ def _short(value: Any) -> str:
 
 
 def render(result: CompareResult, baseline: str = "baseline", current: str = "current") -> str:
-    """A CI log within 100 columns: notes, then each group's checks, drops marked with
-    the cases that went from good to bad."""
+    """A CI log within 100 columns: notes, gate failures, then each group's checks, drops
+    marked with the cases that went from good to bad; the last line is the verdict.
+
+    Names come from histories: every line is shown with its control characters spelled
+    out (printable.visible), so a provider or case id cannot drive the CI's terminal.
+    """
     lines = [
         f"compare (one-sided tests, alpha {result.alpha}, correction {result.correction})",
         f"  baseline {baseline}",
         f"  current  {current}",
     ]
     for note in result.notes:
-        words = [_short(w) for w in note.split(" ")]
+        words = [_short(w) for w in visible(note).split(" ")]
         lines += textwrap.wrap("note: " + " ".join(words), 100, subsequent_indent="      ")
+    for failure in result.failures:
+        lines += textwrap.wrap("FAIL " + visible(failure), 100, subsequent_indent="      ")
     group = None
     for c in result.checks:
         if (c.provider, c.model, c.mode) != group:
@@ -320,9 +361,12 @@ def render(result: CompareResult, baseline: str = "baseline", current: str = "cu
         else:
             lines.append("       two-proportion z-test on the totals (no shared cases)")
     drops = result.drops
-    lines.append(
+    verdict = (
         f"{len(drops)} significant drop(s) in {len(result.checks)} checks"
         if drops
         else f"no significant drop in {len(result.checks)} checks"
     )
-    return "\n".join(lines) + "\n"
+    if result.failures:
+        verdict = f"gate FAILED: {len(result.failures)} failure(s) above; {verdict}"
+    lines.append(verdict)
+    return "\n".join(map(visible, lines)) + "\n"

@@ -37,12 +37,15 @@ that the object it cut is the one it meant.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeVar
 
 import orjson
+
+from toolstand.history_fields import attempt_problem
+from toolstand.printable import visible
 
 # Top-level keys written before "second_turn", in the order in_key_order writes them:
 # all the metrics need besides the two turns.
@@ -62,6 +65,7 @@ _CALLS = b',"calls":'
 _SECOND = b',"second_turn":'
 _TOOL_RESULTS = b',"tool_results":'
 _SECOND_NULL_JUDGEMENT = b',"second_turn":null,"judgement":'
+_RUN_ID = b',"run_id":"'
 _MAX_CUTS = 8  # a model may name an argument "request"; past a few, decode the line whole
 RECORD_TYPES = ("run", "attempt")
 
@@ -78,49 +82,12 @@ class HistoryWarning:
     message: str
 
     def __str__(self) -> str:
-        return (
+        """One line, control characters spelled out: a message may quote the history."""
+        return visible(
             f"{self.path}:{self.line}: {self.message}"
             if self.line
             else f"{self.path}: {self.message}"
         )
-
-
-@dataclass
-class RunMeta:
-    """What the headers say, each list the distinct values in first-seen order."""
-
-    run_ids: list[str] = field(default_factory=list)
-    contract_hashes: list[str] = field(default_factory=list)
-    contract_names: list[str] = field(default_factory=list)
-    prompt_versions: list[str] = field(default_factory=list)
-    prompt_hashes: list[str] = field(default_factory=list)
-    cases_versions: list[str] = field(default_factory=list)
-    cases_hashes: list[str] = field(default_factory=list)
-    prices: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
-    simulated: dict[tuple[str, str], bool] = field(default_factory=dict)
-
-    def add_header(self, h: Mapping[str, Any]) -> None:
-        def put(values: list[str], value: Any) -> None:
-            if value is not None and value not in values:
-                values.append(value)
-
-        put(self.run_ids, h.get("run_id"))
-        contract, cases, prompt = (h.get(k) or {} for k in ("contract", "cases", "prompt"))
-        put(self.contract_hashes, contract.get("hash"))
-        if contract.get("name") is not None:
-            put(
-                self.contract_names, f"{contract.get('name')} {contract.get('version', '')}".strip()
-            )
-        put(self.prompt_versions, prompt.get("version"))
-        put(self.prompt_hashes, prompt.get("hash"))
-        put(self.cases_versions, cases.get("version") or cases.get("hash"))
-        put(self.cases_hashes, cases.get("hash"))
-        for run in h.get("runs") or []:
-            key = (str(run.get("provider")), str(run.get("model")))
-            if isinstance(run.get("prices"), dict):
-                self.prices[key] = run["prices"]
-            if run.get("simulated"):
-                self.simulated[key] = True
 
 
 _JUDGEMENT_ORDER = ("verdict", "metrics", "unsafe", "flags", "errors", "calls")
@@ -207,13 +174,17 @@ def _head_ok(head: Any) -> bool:
     return True
 
 
-def split_metrics(line: bytes, *, with_errors: bool = False) -> MetricParts | None:
+def split_metrics(
+    line: bytes, *, with_errors: bool = False, run_id: bool = False
+) -> MetricParts | None:
     """Split an attempt line into what the metrics need, or None when the line does not
     follow the key order (then decode it with decode_summary or orjson).
 
     The judgement comes back as raw bytes so that a caller can cache its decoding: across
     repetitions most judgements are byte-identical. ``with_errors`` keeps its ``errors``
-    too (cut before ``calls`` instead), for the error table. Never raises.
+    too (cut before ``calls`` instead), for the error table. A line without a run_id
+    string is not split; ``run_id`` puts its value in the head too (the metrics only
+    need to know it is there). Never raises.
     """
     loads = orjson.loads
     q = line.find(_SECOND)
@@ -243,7 +214,7 @@ def split_metrics(line: bytes, *, with_errors: bool = False) -> MetricParts | No
             return None
         v = j + len(_JUDGEMENT)
     if line.startswith(b"null", v):
-        return (head, None, st)
+        return (head, None, st) if _has_run_id(line, v, head, run_id) else None
     e = line.find(_CALLS if with_errors else _ERRORS, v)
     if e == -1:
         return None
@@ -253,7 +224,35 @@ def split_metrics(line: bytes, *, with_errors: bool = False) -> MetricParts | No
         return None
     if with_errors and b',"errors":[' not in jblob:
         return None
-    return (head, jblob, st)
+    return (head, jblob, st) if _has_run_id(line, e, head, run_id) else None
+
+
+def _has_run_id(line: bytes, start: int, head: dict[str, Any], keep: bool) -> bool:
+    """Whether the line has a run_id string: in ``head``, or after ``start`` (where the
+    runner writes it, after the judgement), then with ``keep`` its value put in ``head``.
+    False sends the line the careful way, where attempt_problem names what is missing.
+    (A tool argument named run_id could stand in for a missing one: the line is then
+    read as if it had one.)"""
+    if "run_id" in head:
+        return type(head["run_id"]) is str
+    r = line.find(_RUN_ID, start)
+    if r == -1:
+        return False
+    if not keep:
+        return True
+    s = r + len(_RUN_ID)
+    q = line.find(b'"', s)
+    value = line[s:q]
+    if q == -1 or b"\\" in value:
+        return False  # an escape in a run id: let orjson read it
+    try:
+        text = value.decode()
+    except UnicodeDecodeError:
+        return False
+    if not text.isprintable():
+        return False  # raw control characters: not JSON, and orjson says so
+    head["run_id"] = text
+    return True
 
 
 def decode_metrics(line: bytes) -> dict[str, Any]:
@@ -262,7 +261,7 @@ def decode_metrics(line: bytes) -> dict[str, Any]:
     Falls back to decode_summary for a line out of order. Raises
     orjson.JSONDecodeError for a line that is not JSON.
     """
-    parts = split_metrics(line)
+    parts = split_metrics(line, run_id=True)
     if parts is None:
         return decode_summary(line)
     d, blob, st = parts
@@ -301,7 +300,8 @@ def scan_with(
 
     ``decode`` gets each line ending in ``}`` and a newline, and raises ValueError (orjson's
     error included) for a malformed one; other lines (a torn tail, stray text) are
-    decoded whole. A dict whose type is not run or attempt is skipped with a warning.
+    decoded whole. A dict whose type is not run or attempt, or an attempt without a field
+    the stand needs (attempt_problem), is skipped with a warning naming its line.
     Raises OSError when the file itself cannot be opened.
     """
     name = os.fspath(path)
@@ -331,11 +331,17 @@ def scan_with(
                     continue
                 if not isinstance(rec, dict):
                     rec = {"type": type(rec).__name__}
-            if type(rec) is dict and rec.get("type") not in RECORD_TYPES:
-                sink.append(
-                    HistoryWarning(name, number, f"unknown record type {rec.get('type')!r} skipped")
-                )
-                continue
+            if type(rec) is dict:
+                kind = rec.get("type")
+                if kind not in RECORD_TYPES:
+                    sink.append(
+                        HistoryWarning(name, number, f"unknown record type {kind!r} skipped")
+                    )
+                    continue
+                problem = attempt_problem(rec) if kind == "attempt" else None
+                if problem is not None:
+                    sink.append(HistoryWarning(name, number, f"attempt skipped: {problem}"))
+                    continue
             yield number, start, rec
 
 

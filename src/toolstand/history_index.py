@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, tzinfo
 from operator import add, itemgetter
 from typing import Any
@@ -31,6 +31,17 @@ from typing import Any
 import orjson
 
 from toolstand.history import HistoryWarning, decode_summary
+from toolstand.history_columns import (
+    MINUTE,
+    SECONDS,
+    ZONE,
+    Facet,
+    Minutes,
+    as_float,
+    as_uint,
+    column,
+)
+from toolstand.history_fields import TEXT_FIELDS, attempt_problem, field_problem, outcome_problem
 from toolstand.history_shape import (
     ATTEMPT,
     ERROR,
@@ -46,73 +57,12 @@ from toolstand.history_shape import (
     flat_row,
 )
 
+__all__ = ["Facet", "HistoryIndex"]
+
 _CACHE_LIMIT = 1 << 16  # error-list and timestamp caches: bounded, distinct values can be many
 
 
 AFTER_SECOND_TURN = b'},"judgement":{"verdict":'
-
-
-class _Codes(dict[Any, int]):
-    """value -> code; a new value gets the next code (``map(ids.__getitem__, ...)`` then
-    interns a whole column at C speed)."""
-
-    def __init__(self, order: list[Any]) -> None:
-        super().__init__()
-        self.order = order
-
-    def __missing__(self, value: Any) -> int:
-        code = self[value] = len(self.order)
-        self.order.append(value)
-        return code
-
-
-_MINUTE = itemgetter(slice(0, 16))  # 2026-11-29T19:56
-_SECONDS = itemgetter(slice(17, 19))
-_ZONE = itemgetter(slice(-6, None))  # +00:00 (or the end of a stamp without one)
-
-
-class _Minutes(dict[str, float]):
-    """A minute ("YYYY-MM-DDTHH:MM" + the stamp's last six characters) -> its epoch
-    seconds; ``day`` holds its local date. Each minute is parsed once."""
-
-    def __init__(self, tz: tzinfo | None) -> None:
-        super().__init__()
-        self.tz = tz
-        self.day: dict[str, date | None] = {}
-
-    def __missing__(self, key: str) -> float:
-        zone = key[16:]
-        if not (len(zone) == 6 and zone[0] in "+-" and zone[3] == ":"):
-            zone = "+00:00"  # Z, or no zone at all: the runner writes UTC
-        try:
-            ts = datetime.fromisoformat(key[:16] + ":00" + zone).timestamp()
-            day: date | None = datetime.fromtimestamp(ts, self.tz).date()
-        except ValueError:
-            ts, day = float("nan"), None
-        self[key] = ts
-        self.day[key] = day
-        return ts
-
-
-class Facet:
-    """A categorical column: one small code per row, and the distinct values in order."""
-
-    __slots__ = ("codes", "ids", "name", "values")
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.values: list[Any] = []
-        self.ids = _Codes(self.values)
-        self.codes: bytearray | array[int] = bytearray()
-
-    def extend(self, values: Iterable[Any]) -> None:
-        codes = list(map(self.ids.__getitem__, values))
-        if isinstance(self.codes, bytearray) and len(self.values) > 256:
-            self.codes = array("H", self.codes)  # past 256 values: two bytes a row
-        self.codes.extend(codes)
-
-    def value(self, row: int) -> Any:
-        return self.values[self.codes[row]]
 
 
 class HistoryIndex:
@@ -142,8 +92,9 @@ class HistoryIndex:
         self.slow_lines = 0
         self.persisted = 0  # rows a sidecar file holds (history_sidecar)
         self._shape: LineShape | None = None
+        self._chunk_line = 0  # lines read before the chunk being indexed
         self._err_cache: dict[bytes, tuple[str, ...]] = {}
-        self._minutes = _Minutes(tz)
+        self._minutes = Minutes(tz)
         self._buf = bytearray(1 << 22)
 
     # --- reading -----------------------------------------------------------------------
@@ -209,10 +160,11 @@ class HistoryIndex:
         """Index the whole lines in ``_buf[:length]``; the number of attempts added."""
         buf = self._buf
         shape = self._shape
+        self._chunk_line = self.lines  # the line before the chunk's first
         # one tuple per attempt: (offset, verdict, error codes, *dicts of the segments
         # in shape.always); a slowly decoded row repeats its one flat dict instead
         rows: list[tuple[Any, ...]] = []
-        misses = 0
+        added = misses = 0
         find = buf.find
         pos = 0
         while pos < length:
@@ -228,7 +180,7 @@ class HistoryIndex:
                 flat = self._slow(bytes(buf[pos:nl]), relearn=shape is None or misses >= 32)
                 if self._shape is not shape:  # learned (or re-learned) from this line
                     if rows:
-                        self._flush(rows, shape)
+                        added += self._flush(rows, shape)
                         rows = []
                     shape = self._shape
                     misses = 0
@@ -238,7 +190,7 @@ class HistoryIndex:
                     width = len(shape.always) if shape is not None else 1
                     rows.append((pos, flat["_v"], flat["_e"], *([flat] * width)))
             pos = nl + 1
-        return self._flush(rows, shape)
+        return added + self._flush(rows, shape)
 
     def _fast(self, buf: bytearray, pos: int, nl: int, shape: LineShape) -> tuple[Any, ...] | None:
         """The row tuple of a line in the learned shape, or None."""
@@ -290,10 +242,12 @@ class HistoryIndex:
             row[1], row[2] = FAIL, errors
         elif buf.startswith(JNULL, jpos):
             te = row[shape.te_at].get("transport_error")
-            if isinstance(te, dict):
-                row[1], row[2] = ERROR, (str(te.get("code")),)
+            if te is None:
+                row[1] = UNJUDGED  # not indexed: _flush warns of it
+            elif type(te) is dict and type(te.get("code")) is str:
+                row[1], row[2] = ERROR, (te["code"],)
             else:
-                row[1] = UNJUDGED
+                return None  # the careful way names the fault
         else:
             return None
         return tuple(row)
@@ -333,6 +287,12 @@ class HistoryIndex:
             return None
         kind = rec.get("type") if isinstance(rec, dict) else type(rec).__name__
         if kind == "attempt":
+            problem = attempt_problem(rec)
+            if problem is not None:
+                self.warnings.append(
+                    HistoryWarning(self.path, self.lines, f"attempt skipped: {problem}")
+                )
+                return None
             if relearn:
                 shape = LineShape(rec)
                 if shape.ok:
@@ -365,10 +325,17 @@ class HistoryIndex:
         base = self.end
         for offset, row in lines:
             self.lines += 1
-            if "_v" in row:
-                rows.append((offset - base, row["_v"], row["_e"], row))
-            else:
+            if "_v" not in row:
                 self._other(row.get("type"), row)
+                continue
+            entry = (offset - base, row["_v"], row["_e"], row)
+            problem = _row_problem(entry)
+            if problem is None:
+                rows.append(entry)
+            else:
+                self.warnings.append(
+                    HistoryWarning(self.path, self.lines, f"attempt skipped: {problem}")
+                )
         added = self._flush(rows, None)
         self.end = end
         return added
@@ -390,19 +357,23 @@ class HistoryIndex:
             except KeyError:  # a line with a key missing: read value by value
                 return [d.get(key) for d in dicts]
 
+        text = {key: col(key) for key in TEXT_FIELDS}
+        attempts = column("I", col("attempt"), as_uint)
+        if not _all_valid(text.values(), attempts, cols[1]):
+            return self._flush(self._valid_rows(rows), shape)
         f = self.facets
         times, days = self._times(col("started_at"))
         # every column first; ``rows`` last: a reader sees a row only once it is whole
-        f["run"].extend(col("run_id"))
-        f["provider"].extend(col("provider"))
-        f["model"].extend(col("model"))
-        f["case"].extend(col("case_id"))
-        f["mode"].extend(col("mode"))
+        f["run"].extend(text["run_id"])
+        f["provider"].extend(text["provider"])
+        f["model"].extend(text["model"])
+        f["case"].extend(text["case_id"])
+        f["mode"].extend(text["mode"])
         f["day"].extend(days)
         self.verdict.codes.extend(cols[1])
         self.errors.extend(cols[2])
-        self.attempt.extend(_column("I", col("attempt"), _int))
-        self.latency.extend(_column("f", col("latency_ms"), _float))
+        self.attempt.extend(attempts)
+        self.latency.extend(column("f", col("latency_ms"), as_float))
         self.times.extend(times)
         base = self.end
         self.offsets.extend(base + o for o in offs)
@@ -412,6 +383,19 @@ class HistoryIndex:
         self._users(first, count, users, offs)
         self.rows = first + count
         return count
+
+    def _valid_rows(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The rows of a chunk (``_buf`` positions) that attempt_problem would pass; each
+        other one becomes a warning naming its line."""
+        keep = []
+        for row in rows:
+            problem = _row_problem(row)
+            if problem is None:
+                keep.append(row)
+                continue
+            line = self._chunk_line + self._buf.count(b"\n", 0, row[0]) + 1
+            self.warnings.append(HistoryWarning(self.path, line, f"attempt skipped: {problem}"))
+        return keep
 
     def _users(
         self, first: int, count: int, dicts: Sequence[dict[str, Any]], offs: Sequence[int]
@@ -445,8 +429,8 @@ class HistoryIndex:
         """Epoch seconds and local day of ISO-8601 stamps, parsed once per minute: the
         minute's epoch comes from a cache, the seconds are added column-wise."""
         try:
-            keys = list(map(add, map(_MINUTE, stamps), map(_ZONE, stamps)))
-            secs = list(map(float, map(_SECONDS, stamps)))
+            keys = list(map(add, map(MINUTE, stamps), map(ZONE, stamps)))
+            secs = list(map(float, map(SECONDS, stamps)))
         except (TypeError, ValueError):  # a stamp missing or not ISO-8601: one by one
             pairs = [self._one_time(x) for x in stamps]
             return [p[0] for p in pairs], [p[1] for p in pairs]
@@ -483,16 +467,21 @@ class HistoryIndex:
         return None if t != t else datetime.fromtimestamp(t, self.tz)
 
 
-def _column(kind: str, values: list[Any], clean: Callable[[Any], Any]) -> array[Any]:
-    try:
-        return array(kind, values)
-    except (TypeError, OverflowError):  # a null or a stray type: clean value by value
-        return array(kind, map(clean, values))
+def _all_valid(text: Iterable[list[Any]], attempts: array[int], verdicts: Sequence[int]) -> bool:
+    """Whether every row of a chunk holds what attempt_problem asks for, tested column by
+    column at C speed (a row without a judgement or a transport error is UNJUDGED)."""
+    if UNJUDGED in verdicts or (attempts and min(attempts) == 0):
+        return False
+    return all(set(map(type, values)) <= {str} for values in text)
 
 
-def _int(x: Any) -> int:
-    return x if type(x) is int and 0 <= x < 1 << 32 else 0
-
-
-def _float(x: Any) -> float:
-    return float(x) if isinstance(x, int | float) else float("nan")
+def _row_problem(row: tuple[Any, ...]) -> str | None:
+    """attempt_problem's answer for an indexed row: its decoded segments and its verdict."""
+    fields: dict[str, Any] = {}
+    for d in row[3:]:
+        fields.update(d)
+    for key in (*TEXT_FIELDS, "attempt"):
+        problem = field_problem(fields, key)
+        if problem is not None:
+            return problem
+    return outcome_problem(None, None) if row[1] == UNJUDGED else None

@@ -16,244 +16,45 @@ because across repetitions most judgements are identical.
 from __future__ import annotations
 
 import os
-from array import array
-from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from toolstand.history import (
-    HistoryWarning,
-    RunMeta,
-    decode_summary,
-    scan_with,
-    split_metrics,
-    unique_paths,
+from toolstand.history import HistoryWarning, decode_summary, scan_with, split_metrics, unique_paths
+from toolstand.history_fields import RunMeta, field_problem, outcome_problem
+from toolstand.metric_tally import (
+    _PASSED,
+    LOWER_IS_BETTER,
+    METRICS,
+    CaseTally,
+    FailedAttempt,
+    GroupStats,
+    Prices,
+    Report,
+    outcome_vector,
 )
-from toolstand.stats import Rate, percentile
 
-METRICS: tuple[str, ...] = (
-    "pass_rate",
-    "decision_accuracy",
-    "tool_selection_accuracy",
-    "raw_schema_validity",
-    "exact_argument_accuracy",
-    "normalized_argument_accuracy",
-    "unsafe_call_rate",
-    "error_recovery_accuracy",
-    "consistency",
-)
-LOWER_IS_BETTER: frozenset[str] = frozenset({"unsafe_call_rate"})
-
-Prices = Mapping[str, Mapping[str, float]]  # model -> {"input_per_mtok", "output_per_mtok"}
+__all__ = [
+    "LOWER_IS_BETTER",
+    "METRICS",
+    "CaseTally",
+    "Collector",
+    "FailedAttempt",
+    "GroupStats",
+    "Report",
+    "compute",
+    "compute_files",
+    "outcome_vector",
+]
 
 
-# An outcome vector: what one judged attempt adds to its case's counters. Judgements
-# repeat across repetitions, so cases count vector ids and the sums are made once.
-_PASSED, _DECISION, _EXPECTS, _SELECTION, _CALLS, _VALID, _EXACT_DEN, _EXACT, _NORM, _UNSAFE = (
-    range(10)
-)
-_SIGNATURE = 10
-
-
-def outcome_vector(j: Mapping[str, Any]) -> tuple[Any, ...] | None:
-    """The counted facts of one judgement, or None when it carries no metrics."""
-    m = j.get("metrics")
-    if not isinstance(m, dict):
-        return None
-    get = m.get
-    expects = bool(get("expects_call"))
-    return (
-        j.get("verdict") == "pass",
-        bool(get("decision_correct")),
-        expects,
-        expects and bool(get("tool_selection_correct")),
-        int(get("calls_made") or 0),
-        int(get("calls_schema_valid") or 0),
-        int(get("exact_denominator") or 0),
-        int(get("exact_correct") or 0),
-        int(get("normalized_correct") or 0),
-        bool(get("unsafe")),
-        get("signature"),
-    )
-
-
-class CaseTally:
-    """Counters of one case within one provider × model × mode."""
-
-    __slots__ = ("attempted", "case_id", "outcomes", "signatures", "st_passed", "st_run", "sums")
-
-    def __init__(self, case_id: str = "") -> None:
-        self.case_id = case_id
-        self.attempted = self.st_run = self.st_passed = 0
-        self.outcomes: dict[int, int] = {}  # outcome vector id -> attempts
-        self.sums = [0] * _SIGNATURE  # filled by finalize()
-        self.signatures: dict[Any, int] = {}
-
-    def finalize(self, vectors: list[tuple[Any, ...]]) -> None:
-        sums = [0] * _SIGNATURE
-        sigs: dict[Any, int] = {}
-        for vid, n in self.outcomes.items():
-            vec = vectors[vid]
-            for i in range(_SIGNATURE):
-                sums[i] += vec[i] * n
-            sigs[vec[_SIGNATURE]] = sigs.get(vec[_SIGNATURE], 0) + n
-        self.sums, self.signatures = sums, sigs
-
-    @property
-    def scored(self) -> int:
-        return sum(self.outcomes.values())
-
-    @property
-    def passed(self) -> int:
-        return self.sums[_PASSED]
-
-    def counts(self) -> dict[str, tuple[int, int]]:
-        """(numerator, denominator) of every metric over this case alone."""
-        s, scored = self.sums, self.scored
-        return {
-            "pass_rate": (s[_PASSED], scored),
-            "decision_accuracy": (s[_DECISION], scored),
-            "tool_selection_accuracy": (s[_SELECTION], s[_EXPECTS]),
-            "raw_schema_validity": (s[_VALID], s[_CALLS]),
-            "exact_argument_accuracy": (s[_EXACT], s[_EXACT_DEN]),
-            "normalized_argument_accuracy": (s[_NORM], s[_EXACT_DEN]),
-            "unsafe_call_rate": (s[_UNSAFE], scored),
-            "error_recovery_accuracy": (self.st_passed, self.st_run),
-            "consistency": (max(self.signatures.values(), default=0), scored),
-        }
-
-    @property
-    def flaky(self) -> bool:
-        """Repetitions disagree on the normalized signature or on the verdict."""
-        return len(self.signatures) > 1 or 0 < self.passed < self.scored
-
-
-@dataclass
-class GroupStats:
-    """Everything counted for one provider × model × mode."""
-
-    provider: str
-    model: str
-    mode: str
-    simulated: bool = False
-    apis: list[str] = field(default_factory=list)
-    cases: dict[str, CaseTally] = field(default_factory=dict)
-    transport_errors: Counter[str] = field(default_factory=Counter)
-    second_turn_transport_errors: Counter[str] = field(default_factory=Counter)
-    unjudged: int = 0  # no transport error and no judgement: a record we cannot score
-    latencies: array[float] = field(default_factory=lambda: array("d"))
-    usage_attempts: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    retries: int = 0
-    recorded_cost: float = 0.0
-    recorded_cost_attempts: int = 0
-    repetitions: int = 0
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.provider, self.model, self.mode)
-
-    @property
-    def attempted(self) -> int:
-        return sum(t.attempted for t in self.cases.values())
-
-    @property
-    def scored(self) -> int:
-        return sum(t.scored for t in self.cases.values())
-
-    @property
-    def passed(self) -> int:
-        return sum(t.passed for t in self.cases.values())
-
-    def metrics(self) -> dict[str, Rate]:
-        """Every metric summed over cases (sums of per-case counts are the pooled counts)."""
-        num = dict.fromkeys(METRICS, 0)
-        den = dict.fromkeys(METRICS, 0)
-        for tally in self.cases.values():
-            for name, (n, d) in tally.counts().items():
-                num[name] += n
-                den[name] += d
-        return {name: Rate(num[name], den[name]) for name in METRICS}
-
-    def flaky_cases(self) -> list[str]:
-        return [cid for cid, t in self.cases.items() if t.flaky]
-
-    def latency(self) -> dict[str, float | int | None]:
-        values = sorted(self.latencies)
-        return {
-            "count": len(values),
-            "p50": percentile(values, 50),
-            "p95": percentile(values, 95),
-            "max": values[-1] if values else None,
-        }
-
-    def tokens(self) -> dict[str, float | int | None]:
-        n = self.usage_attempts
-        return {
-            "attempts_with_usage": n,
-            "input_total": self.input_tokens,
-            "output_total": self.output_tokens,
-            "input_per_attempt": self.input_tokens / n if n else None,
-            "output_per_attempt": self.output_tokens / n if n else None,
-        }
-
-    def cost(self, price: Mapping[str, float] | None) -> dict[str, Any] | None:
-        """Cost from token counts × price per million tokens; else the records' cost_usd.
-
-        Per passed attempt, because a cheap model that fails half the time costs twice
-        its sticker price per completed operation (seed 000).
-        """
-        if price is not None:
-            total = (
-                self.input_tokens * float(price.get("input_per_mtok", 0.0))
-                + self.output_tokens * float(price.get("output_per_mtok", 0.0))
-            ) / 1_000_000
-            source = "prices"
-        elif self.recorded_cost_attempts:
-            total, source = self.recorded_cost, "records"
-        else:
-            return None
-        attempted, passed = self.attempted, self.passed
-        return {
-            "source": source,
-            "total_usd": total,
-            "per_attempt_usd": total / attempted if attempted else None,
-            "per_passed_attempt_usd": total / passed if passed else None,
-        }
-
-
-@dataclass
-class FailedAttempt:
-    """An attempt that did not pass, kept for the error CSV and JUnit."""
-
-    provider: str
-    model: str
-    mode: str
-    case_id: str
-    attempt: int
-    errors: list[dict[str, Any]]
-    failed: bool  # the judge failed it (as opposed to only a transport failure)
-    transport_error: dict[str, Any] | None = None
-    second_turn_transport_error: dict[str, Any] | None = None
-
-
-@dataclass
-class Report:
-    """The computed report: run metadata, one GroupStats per provider × model × mode."""
-
-    files: list[str]
-    meta: RunMeta
-    groups: list[GroupStats]
-    failures: list[FailedAttempt]
-    warnings: list[HistoryWarning]
-    prices: dict[str, Mapping[str, float]]
-
-    def price_for(self, g: GroupStats) -> Mapping[str, float] | None:
-        return self.prices.get(g.model) or self.meta.prices.get((g.provider, g.model))
+def _slot_problem(rec: Mapping[str, Any]) -> str | None:
+    for key in ("provider", "model", "mode", "case_id"):
+        problem = field_problem(rec, key)
+        if problem is not None:
+            return problem
+    return None
 
 
 def _turn2_errors(j: Mapping[str, Any], st: Mapping[str, Any] | None) -> list[dict[str, Any]]:
@@ -283,10 +84,13 @@ class Collector:
         self._blob_ids: dict[bytes, int] = {}
         self._split_misses = 0
         self._split_works = False
+        self.headerless = False  # a file without a run header: its matrix is unknown
         # (provider, model, mode, case_id, api) -> its group and case: one lookup per attempt
         self._slots: dict[tuple[Any, ...], tuple[GroupStats, CaseTally]] = {}
 
     def _new_slot(self, slot: tuple[Any, ...]) -> tuple[GroupStats, CaseTally]:
+        """The group and case of a first-seen (provider, model, mode, case_id, api), whose
+        values the caller has checked."""
         key = slot[:3]
         g = self.groups.get(key)
         if g is None:
@@ -306,15 +110,19 @@ class Collector:
             self._vectors.append(vec)
         return vid
 
-    def add(self, rec: Mapping[str, Any]) -> None:
-        """Count one decoded record (header or attempt, any reading level)."""
+    def add(self, rec: Mapping[str, Any]) -> str | None:
+        """Count one decoded record (header or attempt, any reading level); for an
+        attempt the stand cannot use, why (and nothing is counted)."""
         if rec.get("type") == "run":
             self.meta.add_header(rec)
-            return
+            return None
         j = rec.get("judgement")
+        problem = outcome_problem(j, rec.get("transport_error"))
+        if problem is not None:
+            return problem
         vec = outcome_vector(j) if isinstance(j, dict) else None
         vid = None if vec is None else self._intern(vec)
-        self.count(rec, vid, j, rec.get("second_turn"))
+        return self.count(rec, vid, j, rec.get("second_turn"))
 
     def decode_line(self, line: bytes) -> Any:
         """history.scan_with decoder: (head, vector id, None, second turn) for a line the
@@ -359,6 +167,8 @@ class Collector:
             j = orjson.loads(blob)
         except orjson.JSONDecodeError:
             return None
+        if outcome_problem(j, None) is not None:
+            return None  # read the careful way, whose check names the fault
         vec = outcome_vector(j) if isinstance(j, dict) else None
         if vec is None:
             return None
@@ -373,21 +183,36 @@ class Collector:
         vid: int | None,
         j: Mapping[str, Any] | None,
         st: Mapping[str, Any] | None,
-    ) -> None:
+    ) -> str | None:
         """Count one attempt: its top-level keys, its outcome vector id (None: not
-        judged), its judgement (for the errors of a failure) and its second turn."""
+        judged), its judgement (for the errors of a failure) and its second turn. An
+        attempt without a field the stand needs is not counted: the problem is returned."""
         # the hot loop of a 1M-attempt report: local lookups, no helper calls per field
         get = rec.get
+        number = get("attempt")
+        if type(number) is not int or number < 1:
+            return _slot_problem(rec) or field_problem(rec, "attempt")
+        te = get("transport_error")
+        if te is not None or (vid is None and j is None):
+            # the rare outcomes; a judged one was checked when its judgement was decoded
+            problem = outcome_problem(j, te)
+            if problem is not None:
+                return _slot_problem(rec) or problem
         slot = (get("provider"), get("model"), get("mode"), get("case_id"), get("api"))
-        gt = self._slots.get(slot)
+        try:
+            gt = self._slots.get(slot)
+        except TypeError:  # a list or an object where a name belongs
+            gt = None
         if gt is None:
+            problem = _slot_problem(rec)  # checked once per distinct slot
+            if problem is not None:
+                return problem
             gt = self._slots[slot] = self._new_slot(slot)
         g, t = gt
         case_id = t.case_id
         if get("simulated"):
             g.simulated = True
         t.attempted += 1
-        number = get("attempt") or 0
         if number > g.repetitions:
             g.repetitions = number
         elapsed = get("elapsed_ms")
@@ -412,15 +237,14 @@ class Collector:
                 g.input_tokens += usage.get("input_tokens") or 0
                 g.output_tokens += usage.get("output_tokens") or 0
 
-        te = get("transport_error")
-        if te:
+        if te is not None:
             g.transport_errors[str(te.get("code"))] += 1
             if self.collect_failures:
                 self.failures.append(FailedAttempt(*g.key, case_id, number, [], False, te))
-            return
+            return None
         if vid is None:
             g.unjudged += 1
-            return
+            return None
         outcomes = t.outcomes
         outcomes[vid] = outcomes.get(vid, 0) + 1
         st_te = None
@@ -435,11 +259,12 @@ class Collector:
         if self.collect_failures and j is not None:
             passed = self._vectors[vid][_PASSED]
             if passed and not st_te:
-                return
+                return None
             errors = _turn2_errors(j, st)
             self.failures.append(
                 FailedAttempt(*g.key, case_id, number, errors, not passed, None, st_te)
             )
+        return None
 
     def report(
         self,
@@ -447,11 +272,15 @@ class Collector:
         warnings: list[HistoryWarning],
         prices: Prices | None = None,
     ) -> Report:
+        where = ", ".join(files) or "<records>"
         for g in self.groups.values():
             if self.meta.simulated.get((g.provider, g.model)):
                 g.simulated = True
             for t in g.cases.values():
                 t.finalize(self._vectors)
+            g.slots = None if self.headerless else self.meta.slots(g.key)
+            if g.slots is not None and g.attempted > g.slots:
+                warnings.append(HistoryWarning(where, 0, g.over_matrix()))
         return Report(
             files=files,
             meta=self.meta,
@@ -490,9 +319,10 @@ def compute_files(
     c = Collector(collect_failures=collect_failures)
     add, count, decode = c.add, c.count, c.decode_line
     for name in names:
-        for _, _, rec in scan_with(name, decode, warnings):
-            if type(rec) is tuple:
-                count(*rec)
-            else:
-                add(rec)
+        headers = c.meta.headers
+        for number, _, rec in scan_with(name, decode, warnings):
+            problem = count(*rec) if type(rec) is tuple else add(rec)
+            if problem is not None:
+                warnings.append(HistoryWarning(name, number, f"attempt skipped: {problem}"))
+        c.headerless |= c.meta.headers == headers
     return c.report(names, warnings, prices)

@@ -23,10 +23,10 @@ class Problem:
     severity: str = "error"  # "error" | "warning"
 
     def __str__(self) -> str:
+        """file:line: path: message, on one line; a case id, a key or a config value
+        quoted in it cannot drive the terminal (control characters spelled out)."""
         where = f"{self.file}:{self.line}" if self.line else self.file
         label = "" if self.severity == "error" else f"{self.severity}: "
-        # paths and messages quote the file's own keys and values: one line, and no
-        # control character reaches the terminal
         return visible(f"{where}: {self.path or '$'}: {label}{self.message}")
 
 

@@ -18,6 +18,7 @@ from typing import IO, Any
 from toolstand.adapters import get_adapter
 from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.contract import Contract, load_contract
+from toolstand.history_fields import attempt_problem, field_problem
 from toolstand.history_keep import IndexedWriter
 from toolstand.history_lock import HistoryLock, os_error
 from toolstand.history_sidecar import sidecar_path
@@ -195,6 +196,12 @@ def _rejudge_into(
             )
             continue
         if rec.get("type") != "attempt":
+            continue
+        # re-parsing needs the wire API besides what every reader needs
+        problem = attempt_problem(rec) or field_problem(rec, "api")
+        if problem is not None:
+            print(f"warning: {source}:{number}: attempt skipped: {problem}; kept as is", file=warn)
+            writer.write(rec)
             continue
         case = by_id.get(rec.get("case_id", ""))
         if case is None:

@@ -6,6 +6,7 @@ All four are views of metrics.Report; none re-reads or re-judges anything.
 from __future__ import annotations
 
 import csv
+import re
 import textwrap
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
@@ -16,6 +17,7 @@ import orjson
 from toolstand.canonical import canonical_json
 from toolstand.history_shape import error_code
 from toolstand.metrics import FailedAttempt, GroupStats, Report
+from toolstand.printable import visible, visible_lines
 from toolstand.stats import Rate
 
 CSV_COLUMNS = (
@@ -53,6 +55,7 @@ def group_to_json(g: GroupStats, report: Report) -> dict[str, Any]:
         "unjudged": g.unjudged,
         "case_count": len(g.cases),
         "repetitions": g.repetitions,
+        "planned": g.slots,
     }
     for name, rate in g.metrics().items():
         out[name] = rate.to_dict()
@@ -95,8 +98,19 @@ def to_json(report: Report) -> dict[str, Any]:
     }
 
 
+# DEL and the C1 controls in UTF-8: JSON may hold them raw (orjson does), a terminal acts
+# on them (\x9b is a one-byte CSI); inside a JSON string \u escapes mean the same
+_RAW_C1 = re.compile(rb"\x7f|\xc2[\x80-\x9f]")
+
+
+def json_text(value: Any) -> bytes:
+    """Indented JSON that is safe to print: no control character left raw."""
+    data = orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
+    return _RAW_C1.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), data)
+
+
 def dumps_json(report: Report) -> bytes:
-    return orjson.dumps(to_json(report), option=orjson.OPT_INDENT_2) + b"\n"
+    return json_text(to_json(report))
 
 
 # ---- error CSV ------------------------------------------------------------------------
@@ -129,12 +143,31 @@ def error_rows(failures: list[FailedAttempt]) -> list[tuple[Any, ...]]:
     return rows
 
 
+# a cell a spreadsheet would run as a formula: = + - @, and tab or CR before one of them
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
+
+
+def csv_cell(value: Any) -> Any:
+    """A cell as a spreadsheet shows it and a terminal prints it: control characters but
+    newline and tab spelled out, and text that starts like a formula (``=HYPERLINK(...)``,
+    ``+``, ``-``, ``@``, a tab) behind a single quote, the OWASP convention that Excel,
+    LibreOffice and Sheets read as "this is text". A plain number such as ``-5`` is no
+    formula and stays as it is."""
+    if not isinstance(value, str):
+        return value
+    text = visible_lines(value)
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
 def write_errors_csv(report: Report, fh: IO[str]) -> int:
     """Write the error table; returns the number of rows. ``fh`` opened with newline=''."""
     writer = csv.writer(fh)
     writer.writerow(CSV_COLUMNS)
     rows = error_rows(report.failures)
-    writer.writerows(rows)
+    writer.writerows([tuple(map(csv_cell, row)) for row in rows])
     return len(rows)
 
 
@@ -202,8 +235,28 @@ def to_junit(report: Report) -> ET.Element:
     return root
 
 
+# what XML 1.0 forbids besides the C0 controls visible() spells: surrogates, U+FFFE/FFFF
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
+
+
+def _xml_text(text: str, *, one_line: bool) -> str:
+    text = visible(text) if one_line else visible_lines(text)
+    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def xml_safe(root: ET.Element) -> ET.Element:
+    """Every attribute and text of the tree with what XML 1.0 cannot hold spelled out
+    (``\\x1b``, ``\\ufffe``): whatever a history holds, the JUnit file parses."""
+    for el in root.iter():
+        for key, value in el.attrib.items():
+            el.set(key, _xml_text(value, one_line=True))
+        if el.text:
+            el.text = _xml_text(el.text, one_line=False)
+    return root
+
+
 def write_junit(report: Report, fh: IO[bytes]) -> None:
-    tree = ET.ElementTree(to_junit(report))
+    tree = ET.ElementTree(xml_safe(to_junit(report)))
     ET.indent(tree)
     tree.write(fh, encoding="utf-8", xml_declaration=True)
 
@@ -242,7 +295,7 @@ def pack(items: list[str], first: str, indent: int, width: int = WIDTH) -> list[
 
 
 def _wrap(label: str, items: list[str]) -> list[str]:
-    return pack(items, f"  {label}:", 4)
+    return pack([visible(item) for item in items], f"  {label}:", 4)
 
 
 def _head(report: Report) -> list[str]:
@@ -258,7 +311,7 @@ def _head(report: Report) -> list[str]:
     if m.cases_versions:
         parts.append("cases " + ", ".join(v[:19] for v in m.cases_versions))
     lines: list[str] = []
-    for part in parts:  # break between parts, not inside one
+    for part in map(visible, parts):  # break between parts, not inside one
         if lines and len(lines[-1]) + 3 + len(part) <= WIDTH:
             lines[-1] += " · " + part
         else:
@@ -268,15 +321,19 @@ def _head(report: Report) -> list[str]:
 
 def _group_lines(g: GroupStats, report: Report) -> list[str]:
     title = f"{g.provider} / {g.model}{' (simulated)' if g.simulated else ''} · mode {g.mode}"
-    title += f" · api {', '.join(g.apis)}" if g.apis else ""
+    title = visible(title + (f" · api {', '.join(g.apis)}" if g.apis else ""))
     errs = sum(g.transport_errors.values())
     detail = ", ".join(f"{k} {v}" for k, v in sorted(g.transport_errors.items()))
     line = f"  attempted {g.attempted} · scored {g.scored} · transport errors {errs}"
     line += f" ({detail})" if detail else ""
     line += f" · {len(g.cases)} cases × ≤{g.repetitions}"
     out = [*textwrap.wrap(title, WIDTH), *textwrap.wrap(line, WIDTH, subsequent_indent="    ")]
+    if g.slots is not None and g.attempted > g.slots:
+        out += textwrap.wrap(
+            "! " + g.over_matrix(), WIDTH, initial_indent="  ", subsequent_indent="    "
+        )
     if g.unjudged:
-        out.append(f"  {g.unjudged} attempts without judgement (not scored)")
+        out.append(f"  {g.unjudged} attempts without metrics in their judgement (not scored)")
     for name, rate in g.metrics().items():
         out.append(f"  {name:<30} {fmt_rate(rate)}")
     lat, tok = g.latency(), g.tokens()
@@ -307,7 +364,9 @@ def _group_lines(g: GroupStats, report: Report) -> list[str]:
 
 
 def render_table(report: Report) -> str:
-    """The human report: fits 100 columns, no colours, no Textual."""
+    """The human report: fits 100 columns, no colours, no Textual. Names come from the
+    histories: each is shown with its control characters spelled out (printable.visible),
+    and a last pass over every line makes sure nothing else reaches the terminal raw."""
     lines = _head(report)
     if report.warnings:
         lines.append(f"{len(report.warnings)} warning(s): {report.warnings[0]}"[:WIDTH])
@@ -316,4 +375,4 @@ def render_table(report: Report) -> str:
     for g in report.groups:
         lines.append("")
         lines += _group_lines(g, report)
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(visible, lines)) + "\n"

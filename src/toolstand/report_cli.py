@@ -1,8 +1,10 @@
 """`toolstand report` and `toolstand compare`, as functions the argparse CLI calls.
 
-Exit codes: 0 done (report) or no significant drop (compare); 1 a significant drop;
-2 an input that cannot be read, or two runs with nothing to compare. Warnings about skipped lines go to stderr so that
-``--json`` output stays machine-readable.
+Exit codes: 0 done (report) or the gate passed (compare); 1 a significant drop, a
+baseline group missing from current, or a group over ``--max-transport-errors``; 2 an
+input that cannot be read, or two runs with nothing to compare. Warnings about skipped
+lines go to stderr so that ``--json`` output stays machine-readable. Every name from a
+history is printed with its control characters spelled out (printable.visible).
 """
 
 from __future__ import annotations
@@ -10,11 +12,10 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-import orjson
-
-from toolstand.compare import compare, load_report, render
+from toolstand.compare import MAX_TRANSPORT_ERRORS, compare, load_report, render
 from toolstand.metrics import compute_files
-from toolstand.report import dumps_json, render_table, write_errors_csv, write_junit
+from toolstand.printable import visible
+from toolstand.report import dumps_json, json_text, render_table, write_errors_csv, write_junit
 
 
 def cmd_report(
@@ -29,10 +30,10 @@ def cmd_report(
     try:
         report = compute_files(paths, collect_failures=bool(errors_csv or junit))
     except OSError as exc:
-        print(f"toolstand report: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
+        print(f"toolstand report: cannot read {_name(exc)}: {exc.strerror}", file=sys.stderr)
         return 2
     for w in report.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"warning: {w}", file=sys.stderr)  # HistoryWarning spells control characters
     if json_out:
         out.write(dumps_json(report).decode())
     else:
@@ -45,7 +46,7 @@ def cmd_report(
             with open(junit, "wb") as bfh:
                 write_junit(report, bfh)
     except OSError as exc:
-        print(f"toolstand report: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+        print(f"toolstand report: cannot write {_name(exc)}: {exc.strerror}", file=sys.stderr)
         return 2
     return 0
 
@@ -56,26 +57,41 @@ def cmd_compare(
     alpha: float,
     json_out: bool,
     out: TextIO | None = None,
+    max_transport_errors: float = MAX_TRANSPORT_ERRORS,
 ) -> int:
-    """Compare two runs (JSONL histories or JSON reports); 1 only on a significant drop."""
+    """Compare two runs (JSONL histories or JSON reports); 1 on a significant drop, a
+    baseline group missing from current, or too many transport errors."""
     out = out if out is not None else sys.stdout  # resolved per call: tests swap it
+    if not 0.0 <= max_transport_errors <= 1.0:  # NaN included: it compares false
+        print(
+            f"toolstand compare: --max-transport-errors is a share of attempts from 0 to 1,"
+            f" got {max_transport_errors}",
+            file=sys.stderr,
+        )
+        return 2
     try:
         base, cur = load_report(baseline), load_report(current)
     except OSError as exc:
-        print(f"toolstand compare: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
+        print(f"toolstand compare: cannot read {_name(exc)}: {exc.strerror}", file=sys.stderr)
         return 2
     except ValueError as exc:  # orjson.JSONDecodeError included
-        print(f"toolstand compare: {exc}", file=sys.stderr)
+        print(f"toolstand compare: {visible(str(exc))}", file=sys.stderr)
         return 2
-    result = compare(base, cur, alpha=alpha)
+    result = compare(base, cur, alpha=alpha, max_transport_errors=max_transport_errors)
     if not result.checks:
         # a gate that compared nothing must not pass silently
         print("toolstand compare: nothing comparable between the two runs", file=sys.stderr)
+        for failure in result.failures:
+            print(f"FAIL {visible(failure)}", file=sys.stderr)
         for note in result.notes:
-            print(f"note: {note}", file=sys.stderr)
+            print(f"note: {visible(note)}", file=sys.stderr)
         return 2
     if json_out:
-        out.write(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        out.write(json_text(result.to_dict()).decode())
     else:
         out.write(render(result, baseline, current))
     return result.exit_code
+
+
+def _name(exc: OSError) -> str:
+    return visible(str(exc.filename))

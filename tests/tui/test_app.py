@@ -75,13 +75,16 @@ def test_a_bad_keymap_is_refused_with_its_reason(tmp_path: Path) -> None:
 
 async def test_the_list_shows_the_last_known_verdicts(app_for: AppFor, project: Path) -> None:
     lines = [
-        {"type": "attempt", "case_id": "direct_lookup", "provider": "p", "model": "m",
-         "mode": "auto", "attempt": 1, "judgement": {"verdict": "pass"}, "transport_error": None},
-        {"type": "attempt", "case_id": "direct_lookup", "provider": "p", "model": "m",
-         "mode": "auto", "attempt": 2, "judgement": {"verdict": "fail"}, "transport_error": None},
-        {"type": "attempt", "case_id": "missing_id", "provider": "p", "model": "m",
-         "mode": "auto", "attempt": 1, "judgement": None,
+        {"type": "attempt", "run_id": "r", "case_id": "direct_lookup", "provider": "p",
+         "model": "m", "mode": "auto", "attempt": 1, "judgement": {"verdict": "pass"},
+         "transport_error": None},
+        {"type": "attempt", "run_id": "r", "case_id": "direct_lookup", "provider": "p",
+         "model": "m", "mode": "auto", "attempt": 2, "judgement": {"verdict": "fail"},
+         "transport_error": None},
+        {"type": "attempt", "run_id": "r", "case_id": "missing_id", "provider": "p",
+         "model": "m", "mode": "auto", "attempt": 1, "judgement": None,
          "transport_error": {"code": "rate_limited", "message": "slow down"}},
+        {"type": "attempt", "case_id": "quote_complete"},  # skipped: no field but its case
     ]  # fmt: skip
     (project / "runs" / "old.jsonl").write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
     app = app_for()

@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
+from toolstand.canonical import json_type_name
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
 
@@ -225,20 +226,6 @@ def _finite_nonneg(value: str | None) -> float | None:
     except ValueError:
         return None
     return number if math.isfinite(number) and number >= 0 else None
-
-
-def json_type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object" if isinstance(value, dict) else type(value).__name__
 
 
 def parse_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:

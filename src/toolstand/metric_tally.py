@@ -1,0 +1,248 @@
+"""What a report counts, per case and per provider × model × mode (no reading, no Textual).
+
+metrics.Collector fills these from the history; report.py and compare.py render them.
+Every rate is numerator / denominator; a group's counts are sums of its cases' counts.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolstand.history import HistoryWarning
+from toolstand.history_fields import RunMeta
+from toolstand.stats import Rate, percentile
+
+METRICS: tuple[str, ...] = (
+    "pass_rate",
+    "decision_accuracy",
+    "tool_selection_accuracy",
+    "raw_schema_validity",
+    "exact_argument_accuracy",
+    "normalized_argument_accuracy",
+    "unsafe_call_rate",
+    "error_recovery_accuracy",
+    "consistency",
+)
+LOWER_IS_BETTER: frozenset[str] = frozenset({"unsafe_call_rate"})
+
+Prices = Mapping[str, Mapping[str, float]]  # model -> {"input_per_mtok", "output_per_mtok"}
+
+
+# An outcome vector: what one judged attempt adds to its case's counters. Judgements
+# repeat across repetitions, so cases count vector ids and the sums are made once.
+_PASSED, _DECISION, _EXPECTS, _SELECTION, _CALLS, _VALID, _EXACT_DEN, _EXACT, _NORM, _UNSAFE = (
+    range(10)
+)
+_SIGNATURE = 10
+
+
+def outcome_vector(j: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """The counted facts of one judgement, or None when it carries no metrics."""
+    m = j.get("metrics")
+    if not isinstance(m, dict):
+        return None
+    get = m.get
+    expects = bool(get("expects_call"))
+    return (
+        j.get("verdict") == "pass",
+        bool(get("decision_correct")),
+        expects,
+        expects and bool(get("tool_selection_correct")),
+        int(get("calls_made") or 0),
+        int(get("calls_schema_valid") or 0),
+        int(get("exact_denominator") or 0),
+        int(get("exact_correct") or 0),
+        int(get("normalized_correct") or 0),
+        bool(get("unsafe")),
+        get("signature"),
+    )
+
+
+class CaseTally:
+    """Counters of one case within one provider × model × mode."""
+
+    __slots__ = ("attempted", "case_id", "outcomes", "signatures", "st_passed", "st_run", "sums")
+
+    def __init__(self, case_id: str = "") -> None:
+        self.case_id = case_id
+        self.attempted = self.st_run = self.st_passed = 0
+        self.outcomes: dict[int, int] = {}  # outcome vector id -> attempts
+        self.sums = [0] * _SIGNATURE  # filled by finalize()
+        self.signatures: dict[Any, int] = {}
+
+    def finalize(self, vectors: list[tuple[Any, ...]]) -> None:
+        sums = [0] * _SIGNATURE
+        sigs: dict[Any, int] = {}
+        for vid, n in self.outcomes.items():
+            vec = vectors[vid]
+            for i in range(_SIGNATURE):
+                sums[i] += vec[i] * n
+            sigs[vec[_SIGNATURE]] = sigs.get(vec[_SIGNATURE], 0) + n
+        self.sums, self.signatures = sums, sigs
+
+    @property
+    def scored(self) -> int:
+        return sum(self.outcomes.values())
+
+    @property
+    def passed(self) -> int:
+        return self.sums[_PASSED]
+
+    def counts(self) -> dict[str, tuple[int, int]]:
+        """(numerator, denominator) of every metric over this case alone."""
+        s, scored = self.sums, self.scored
+        return {
+            "pass_rate": (s[_PASSED], scored),
+            "decision_accuracy": (s[_DECISION], scored),
+            "tool_selection_accuracy": (s[_SELECTION], s[_EXPECTS]),
+            "raw_schema_validity": (s[_VALID], s[_CALLS]),
+            "exact_argument_accuracy": (s[_EXACT], s[_EXACT_DEN]),
+            "normalized_argument_accuracy": (s[_NORM], s[_EXACT_DEN]),
+            "unsafe_call_rate": (s[_UNSAFE], scored),
+            "error_recovery_accuracy": (self.st_passed, self.st_run),
+            "consistency": (max(self.signatures.values(), default=0), scored),
+        }
+
+    @property
+    def flaky(self) -> bool:
+        """Repetitions disagree on the normalized signature or on the verdict."""
+        return len(self.signatures) > 1 or 0 < self.passed < self.scored
+
+
+@dataclass
+class GroupStats:
+    """Everything counted for one provider × model × mode."""
+
+    provider: str
+    model: str
+    mode: str
+    simulated: bool = False
+    apis: list[str] = field(default_factory=list)
+    cases: dict[str, CaseTally] = field(default_factory=dict)
+    transport_errors: Counter[str] = field(default_factory=Counter)
+    second_turn_transport_errors: Counter[str] = field(default_factory=Counter)
+    unjudged: int = 0  # no transport error and no judgement: a record we cannot score
+    latencies: array[float] = field(default_factory=lambda: array("d"))
+    usage_attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    retries: int = 0
+    recorded_cost: float = 0.0
+    recorded_cost_attempts: int = 0
+    repetitions: int = 0
+    slots: int | None = None  # attempts the run headers plan for this group; None: unknown
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.provider, self.model, self.mode)
+
+    def over_matrix(self) -> str:
+        """What to say when the group holds more attempts than its matrix plans: some
+        were counted twice (two writers, a file given under two names, a copy)."""
+        planned = f"plan {self.slots}" if self.slots else "do not list it"
+        return (
+            f"{'/'.join(self.key)}: {self.attempted} attempts ({self.scored} scored), but the"
+            f" run headers' matrix (cases × repetitions) {planned}; are some counted twice?"
+        )
+
+    @property
+    def attempted(self) -> int:
+        return sum(t.attempted for t in self.cases.values())
+
+    @property
+    def scored(self) -> int:
+        return sum(t.scored for t in self.cases.values())
+
+    @property
+    def passed(self) -> int:
+        return sum(t.passed for t in self.cases.values())
+
+    def metrics(self) -> dict[str, Rate]:
+        """Every metric summed over cases (sums of per-case counts are the pooled counts)."""
+        num = dict.fromkeys(METRICS, 0)
+        den = dict.fromkeys(METRICS, 0)
+        for tally in self.cases.values():
+            for name, (n, d) in tally.counts().items():
+                num[name] += n
+                den[name] += d
+        return {name: Rate(num[name], den[name]) for name in METRICS}
+
+    def flaky_cases(self) -> list[str]:
+        return [cid for cid, t in self.cases.items() if t.flaky]
+
+    def latency(self) -> dict[str, float | int | None]:
+        values = sorted(self.latencies)
+        return {
+            "count": len(values),
+            "p50": percentile(values, 50),
+            "p95": percentile(values, 95),
+            "max": values[-1] if values else None,
+        }
+
+    def tokens(self) -> dict[str, float | int | None]:
+        n = self.usage_attempts
+        return {
+            "attempts_with_usage": n,
+            "input_total": self.input_tokens,
+            "output_total": self.output_tokens,
+            "input_per_attempt": self.input_tokens / n if n else None,
+            "output_per_attempt": self.output_tokens / n if n else None,
+        }
+
+    def cost(self, price: Mapping[str, float] | None) -> dict[str, Any] | None:
+        """Cost from token counts × price per million tokens; else the records' cost_usd.
+
+        Per passed attempt, because a cheap model that fails half the time costs twice
+        its sticker price per completed operation (seed 000).
+        """
+        if price is not None:
+            total = (
+                self.input_tokens * float(price.get("input_per_mtok", 0.0))
+                + self.output_tokens * float(price.get("output_per_mtok", 0.0))
+            ) / 1_000_000
+            source = "prices"
+        elif self.recorded_cost_attempts:
+            total, source = self.recorded_cost, "records"
+        else:
+            return None
+        attempted, passed = self.attempted, self.passed
+        return {
+            "source": source,
+            "total_usd": total,
+            "per_attempt_usd": total / attempted if attempted else None,
+            "per_passed_attempt_usd": total / passed if passed else None,
+        }
+
+
+@dataclass
+class FailedAttempt:
+    """An attempt that did not pass, kept for the error CSV and JUnit."""
+
+    provider: str
+    model: str
+    mode: str
+    case_id: str
+    attempt: int
+    errors: list[dict[str, Any]]
+    failed: bool  # the judge failed it (as opposed to only a transport failure)
+    transport_error: dict[str, Any] | None = None
+    second_turn_transport_error: dict[str, Any] | None = None
+
+
+@dataclass
+class Report:
+    """The computed report: run metadata, one GroupStats per provider × model × mode."""
+
+    files: list[str]
+    meta: RunMeta
+    groups: list[GroupStats]
+    failures: list[FailedAttempt]
+    warnings: list[HistoryWarning]
+    prices: dict[str, Mapping[str, float]]
+
+    def price_for(self, g: GroupStats) -> Mapping[str, float] | None:
+        return self.prices.get(g.model) or self.meta.prices.get((g.provider, g.model))
