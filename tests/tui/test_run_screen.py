@@ -526,6 +526,9 @@ async def test_the_offline_judge_keeps_its_fields_between_openings(
             "missing_id",
             1,
         )
+        q("#paste-body", TextArea).load_text('{"error": {"type": "rate_limit_error"}}')
+        await pilot.pause()
+        assert q("#paste-status", Input).value == "503"  # still the user's, after reopening
 
 
 async def test_a_call_to_a_tool_in_no_contract_is_an_unknown_tool(

@@ -107,7 +107,8 @@ class PasteModal(ModalScreen[PasteForm]):
         super().__init__()
         self.form, self.targets, self.cases, self.mode = form, targets, cases, mode
         self.status_of = status_of
-        self._auto = form.status  # the status last taken from the body
+        # the status last taken from the body ("" once the user typed one: theirs to keep)
+        self._auto = "" if form.status_typed else form.status
 
     def compose(self) -> ComposeResult:
         form = self.form

@@ -150,7 +150,7 @@ class RunScreen(Screen[None]):
             return
         if self.showing is not None and self.showing != self._key():
             self._leave()
-            self._say(f"{self._key()[0]} chosen · ctrl+g runs it · ctrl+o judges a pasted body")
+            self._say(visible(f"{self._key()[0]} chosen · ctrl+g runs it · ctrl+o judges a body"))
 
     def _key(self) -> Key:
         bar = [self.query_one(f"#run-{n}", Select).value for n in ("case", "target", "mode")]
@@ -234,7 +234,7 @@ class RunScreen(Screen[None]):
         left = self.state if self.awaiting_step else None
         self._reset()
         spec = self.tapp.project.config.runs[index]  # type: ignore[union-attr]
-        self._start_timer(f"turn 1 · {case.id} · {spec.provider}/{spec.model} · {mode}")
+        self._start_timer(visible(f"turn 1 · {case.id} · {spec.provider}/{spec.model} · {mode}"))
         self._started_for = self._key()
         self._worker = self._first_turn(index, case, mode, left)
         self.refresh_bindings()
@@ -284,7 +284,7 @@ class RunScreen(Screen[None]):
         if results is None or self.state is None:
             self._say("fix the tool results marked below first", "failed")
             return
-        self._start_timer(f"turn 2 · {self.state.case.id}")
+        self._start_timer(visible(f"turn 2 · {self.state.case.id}"))
         self._started_for = self.showing
         self._worker = self._second_turn(self.state, results)
         self.refresh_bindings()
@@ -331,7 +331,8 @@ class RunScreen(Screen[None]):
             self._record(event.rec)
             where = f"recorded in {event.path}"
         self._reset()
-        self._say(f"{case} came back and was {where}; {self._key()[0]} chosen · ctrl+g runs it")
+        chosen = self._key()[0]
+        self._say(visible(f"{case} came back and was {where}; {chosen} chosen · ctrl+g runs it"))
         self.refresh_bindings()
 
     @on(Recorded)

@@ -93,7 +93,8 @@ class StepPanel(VerticalScroll):
         if not rows:
             return None
         focused = self.screen.focused
-        at = next((i for i, w in enumerate(rows) if w is focused or focused in w.ancestors), -1)
+        inside = [focused, *focused.ancestors] if focused is not None else []
+        at = next((i for i, w in enumerate(rows) if w in inside), -1)
         chosen = rows[(at + 1) % len(rows)]
         chosen.focus()
         self.scroll_to_widget(chosen, animate=False)
