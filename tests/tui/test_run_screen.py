@@ -50,6 +50,13 @@ async def open_run(
     assert app.screen.query_one("#run-case", Select).value == case_id
 
 
+async def turn_one(pilot: Pilot[Any], app: ToolstandApp, case_id: str) -> None:
+    """Open the Run screen on ``case_id`` and run turn 1, up to the turn-2 editor."""
+    await open_run(pilot, app, case_id)
+    await pilot.press("ctrl+g")
+    await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+
+
 async def test_live_run_steps_into_turn_two_with_an_edited_result(
     app_for: AppFor, project: Path
 ) -> None:
@@ -68,9 +75,7 @@ async def test_live_run_steps_into_turn_two_with_an_edited_result(
 
     app = app_for()
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
-        await open_run(pilot, app, "recovery_lookup_ok")
-        await pilot.press("ctrl+g")
-        await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+        await turn_one(pilot, app, "recovery_lookup_ok")
         assert "PASS" in verdict(app)
         assert records(project) == []  # the attempt is not over yet
 
@@ -240,9 +245,7 @@ async def test_an_attempt_left_before_turn_two_is_recorded_as_it_stood(
 ) -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
-        await open_run(pilot, app, "recovery_not_found")
-        await pilot.press("ctrl+g")
-        await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+        await turn_one(pilot, app, "recovery_not_found")
         assert records(project) == []
         await pilot.press("ctrl+g")  # run again instead of sending turn 2
         await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
@@ -333,9 +336,7 @@ async def test_latency_is_network_time_not_editing_time(
 
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
-        await open_run(pilot, app, "recovery_lookup_ok")
-        await pilot.press("ctrl+g")
-        await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+        await turn_one(pilot, app, "recovery_lookup_ok")
         real = time.perf_counter
         monkeypatch.setattr(time, "perf_counter", lambda: real() + 600.0)  # 10 min editing
         await pilot.press("ctrl+t")
@@ -353,9 +354,7 @@ async def test_latency_is_network_time_not_editing_time(
 async def test_the_status_describes_the_turn_shown(app_for: AppFor, project: Path) -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
-        await open_run(pilot, app, "recovery_lookup_ok")
-        await pilot.press("ctrl+g")
-        await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+        await turn_one(pilot, app, "recovery_lookup_ok")
         area = app.screen.query_one(StepPanel).query_one("#result-0", TextArea)
         await type_into(pilot, area, '{"ok":false,"error":{"code":"ROUTE_UNAVAILABLE"}}')
         await pilot.press("ctrl+t")
@@ -386,9 +385,7 @@ async def test_the_status_describes_the_turn_shown(app_for: AppFor, project: Pat
 async def test_the_request_opens_at_the_users_turn(app_for: AppFor, project: Path) -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_run(pilot, app, "recovery_lookup_ok")
-        await pilot.press("ctrl+g")
-        await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+        await turn_one(pilot, app, "recovery_lookup_ok")
         await pilot.pause()
         area = app.screen.query_one("#request-body", TextArea)
         top = area.scroll_offset.y
@@ -418,9 +415,7 @@ async def test_keys_reach_the_results_editor_and_canned_list_at_80x24(
 ) -> None:
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_run(pilot, app, "recovery_retryable_problem")  # a long problem object
-        await pilot.press("ctrl+g")
-        await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+        await turn_one(pilot, app, "recovery_retryable_problem")  # a long problem object
         await pilot.pause()
         panel = app.screen.query_one(StepPanel)
         canned = panel.query_one("#canned-0", Select)
