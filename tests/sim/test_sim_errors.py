@@ -170,7 +170,9 @@ async def test_stateful_responses_continue_with_previous_id(
         "tools": first["tools"],
     }
     _, reply = await ask(client, api, "sim-careful", body)
-    assert reply.kind == "text" and "не найден" in reply.text
+    # the conversation is found by the id: the report is in the user's language
+    assert reply.kind == "text" and reply.text.startswith("Не удалось выполнить get_order")
+    assert "ORDER_NOT_FOUND" in reply.text
     body["previous_response_id"] = "resp_unknown"
     assert (await send(client, api, "sim-careful", body)).status_code == 400
 

@@ -195,7 +195,7 @@ async def test_anthropic_sdk_call_second_turn_and_auth_style(
     second = await ant.messages.create(
         model="sim-careful", max_tokens=1024, messages=messages, tools=tools
     )
-    assert second.stop_reason == "end_turn" and "передан" in second.content[0].text
+    assert second.stop_reason == "end_turn" and "ALREADY_SHIPPED" in second.content[0].text
 
     refusal = await ant.messages.create(
         model="sim-careful",

@@ -2,12 +2,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
+import pytest
 from textual.message import Message
 from textual.pilot import Pilot
-from textual.widgets import Input, Select, Static, TextArea
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.cases import CasesScreen
@@ -48,6 +50,13 @@ async def open_run(
     assert app.screen.query_one("#run-case", Select).value == case_id
 
 
+async def turn_one(pilot: Pilot[Any], app: ToolstandApp, case_id: str) -> None:
+    """Open the Run screen on ``case_id`` and run turn 1, up to the turn-2 editor."""
+    await open_run(pilot, app, case_id)
+    await pilot.press("ctrl+g")
+    await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+
+
 async def test_live_run_steps_into_turn_two_with_an_edited_result(
     app_for: AppFor, project: Path
 ) -> None:
@@ -66,9 +75,7 @@ async def test_live_run_steps_into_turn_two_with_an_edited_result(
 
     app = app_for()
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
-        await open_run(pilot, app, "recovery_lookup_ok")
-        await pilot.press("ctrl+g")
-        await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+        await turn_one(pilot, app, "recovery_lookup_ok")
         assert "PASS" in verdict(app)
         assert records(project) == []  # the attempt is not over yet
 
@@ -238,9 +245,7 @@ async def test_an_attempt_left_before_turn_two_is_recorded_as_it_stood(
 ) -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
-        await open_run(pilot, app, "recovery_not_found")
-        await pilot.press("ctrl+g")
-        await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+        await turn_one(pilot, app, "recovery_not_found")
         assert records(project) == []
         await pilot.press("ctrl+g")  # run again instead of sending turn 2
         await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
@@ -250,3 +255,298 @@ async def test_an_attempt_left_before_turn_two_is_recorded_as_it_stood(
     after = [r for r in records(project) if r["type"] == "attempt"]
     assert [(r["attempt"], r["second_turn"]) for r in after] == [(1, None), (2, None)]
     assert sum(r["type"] == "run" for r in records(project)) == 1
+
+
+def attempts(project: Path) -> list[dict[str, Any]]:
+    return [r for r in records(project) if r["type"] == "attempt"]
+
+
+async def pick_in_cases(pilot: Pilot[Any], app: ToolstandApp, project: Path, case_id: str) -> None:
+    """On the Cases screen, move the list's cursor to ``case_id`` as a user would."""
+    table = app.screen.query_one(CaseTable)
+    table.focus()
+    await pilot.pause()
+    target = rec_line(project, case_id)
+    for _ in range(60):
+        if table.current_line == target:
+            break
+        await pilot.press("down" if (table.current_line or 0) < target else "up")
+    await wait_for(pilot, lambda: app.selected_case_id == case_id)
+
+
+async def test_turn_two_is_sent_only_for_the_case_it_continues(
+    app_for: AppFor, project: Path
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, CasesScreen))
+        await pick_in_cases(pilot, app, project, "recovery_lookup_ok")
+        await pilot.press("ctrl+g")  # Cases: run it
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
+        await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, CasesScreen))
+        await pilot.press("escape")
+        await pick_in_cases(pilot, app, project, "direct_lookup")
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
+        await wait_for(pilot, lambda: not app.screen.query_one(StepPanel).is_open)
+        assert app.screen.query_one("#run-case", Select).value == "direct_lookup"
+        assert "Run a case" in verdict(app)  # the old exchange is gone, not relabelled
+        assert app.screen.query_one("#request-body", TextArea).text == ""
+        assert "direct_lookup chosen" in status(app)
+        await wait_for(pilot, lambda: len(attempts(project)) == 1)
+        await pilot.press("ctrl+t")  # nothing to continue: no turn 2 for direct_lookup
+        await pilot.pause()
+        assert "turn 2" not in status(app)
+    recs = attempts(project)
+    # the left attempt was recorded as it stood, under its own case, and only once
+    assert [(r["case_id"], r["second_turn"]) for r in recs] == [("recovery_lookup_ok", None)]
+
+
+async def test_a_turn_that_comes_back_after_the_case_changed_is_not_shown(
+    app_for: AppFor, project: Path
+) -> None:
+    write_config(project, sim={"seed": 7, "latency_s": 0.5, "retry_after_s": 0})
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_run(pilot, app, "recovery_not_found")
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: "waiting" in status(app))
+        app.screen.query_one("#run-case", Select).value = "direct_lookup"  # while it runs
+        await pilot.pause()
+        assert "turn 1 · recovery_not_found" in status(app)  # the running turn, labelled
+        await wait_for(pilot, lambda: "came back" in status(app))
+        assert "recovery_not_found came back" in status(app)
+        assert not app.screen.query_one(StepPanel).is_open
+        assert "Run a case" in verdict(app)
+        await wait_for(pilot, lambda: len(attempts(project)) == 1)
+    assert [(r["case_id"], r["second_turn"]) for r in attempts(project)] == [
+        ("recovery_not_found", None)
+    ]
+
+
+async def test_latency_is_network_time_not_editing_time(
+    app_for: AppFor, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from toolstand.metrics import compute_files
+
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await turn_one(pilot, app, "recovery_lookup_ok")
+        real = time.perf_counter
+        monkeypatch.setattr(time, "perf_counter", lambda: real() + 600.0)  # 10 min editing
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: "recorded in" in status(app))
+    (rec,) = attempts(project)
+    second = rec["second_turn"]["elapsed_ms"]
+    assert rec["elapsed_ms"] < 60_000
+    assert rec["elapsed_ms"] == pytest.approx(rec["tries"][0]["elapsed_ms"] + second, abs=1.0)
+    # the report's latency is taken over the same network time
+    (path,) = (project / "runs").glob("live-*.jsonl")
+    latency = compute_files([path]).groups[0].latency()
+    assert latency["max"] == pytest.approx(rec["elapsed_ms"])
+
+
+async def test_the_status_describes_the_turn_shown(app_for: AppFor, project: Path) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await turn_one(pilot, app, "recovery_lookup_ok")
+        area = app.screen.query_one(StepPanel).query_one("#result-0", TextArea)
+        await type_into(pilot, area, '{"ok":false,"error":{"code":"ROUTE_UNAVAILABLE"}}')
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: "recorded in" in status(app))
+        assert status(app).startswith("turn 2 of recovery_lookup_ok · verdict fail")
+        app.screen.query_one("#request-body", TextArea).focus()
+        await pilot.press("left_square_bracket")
+        assert status(app).startswith("turn 1 of recovery_lookup_ok · verdict pass")
+        assert "recorded in" in status(app)
+        await pilot.press("right_square_bracket")
+        assert status(app).startswith("turn 2 of recovery_lookup_ok · verdict fail")
+
+        app.screen.query_one("#run-case", Select).value = "irrelevant_weather"
+        app.screen.query_one("#run-mode", Select).value = "forced"
+        await pilot.pause()
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert "mode forced runs only cases that expect a call" in status(app)
+        assert "Run a case" in verdict(app)  # no old panels reading "verdict · pass"
+        assert str(app.screen.query_one("#pane-verdict").border_title) == "verdict"
+    # the edited failure reached the simulator: its answer did not claim the order's city
+    (rec,) = attempts(project)
+    text = rec["second_turn"]["decision"]["text"]
+    assert "ROUTE_UNAVAILABLE" in text and "Самар" not in text
+    assert [e["code"] for e in rec["second_turn"]["judgement"]["errors"]] == ["recovery_mismatch"]
+
+
+async def test_the_request_opens_at_the_users_turn(app_for: AppFor, project: Path) -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await turn_one(pilot, app, "recovery_lookup_ok")
+        await pilot.pause()
+        area = app.screen.query_one("#request-body", TextArea)
+        top = area.scroll_offset.y
+        assert top > 0  # not the system prompt at the top
+        line = area.cursor_location[0]
+        assert '"role": "user"' in area.document.get_line(line + 1)
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: "recorded in" in status(app))
+        await pilot.pause()
+        # turn 2 opens at the same user turn, the call and the tool result below it
+        after = area.text.split("\n")[area.cursor_location[0] :]
+        assert '"role": "user"' in after[1] and any('"role": "tool"' in a for a in after)
+        assert area.scroll_offset.y > 0
+
+
+def on_screen(app: ToolstandApp, widget: Widget) -> bool:
+    """The widget is drawn where it is: not scrolled away or covered."""
+    region = widget.region
+    if not region.height:
+        return False
+    hit, _ = app.screen.get_widget_at(region.x, region.y)
+    return hit is widget or widget in hit.ancestors
+
+
+async def test_keys_reach_the_results_editor_and_canned_list_at_80x24(
+    app_for: AppFor, project: Path
+) -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await turn_one(pilot, app, "recovery_retryable_problem")  # a long problem object
+        await pilot.pause()
+        panel = app.screen.query_one(StepPanel)
+        canned = panel.query_one("#canned-0", Select)
+        editor = panel.query_one("#result-0", TextArea)
+        assert on_screen(app, canned) and on_screen(app, editor)
+        app.screen.query_one("#request-body", TextArea).focus()
+        await pilot.press("ctrl+r")
+        assert app.focused is editor
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert canned.expanded and canned in (app.focused, *app.focused.ancestors)
+        overlay = cast(OptionList, app.focused)
+        while overlay.highlighted != 1:  # the first canned result, under the prompt
+            await pilot.press("down")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert orjson.loads(editor.text) == {"ok": True, "status": "in_transit", "city": "Самара"}
+        await pilot.pause()
+        assert on_screen(app, canned)  # still in view
+
+
+def chat_call(name: str, arguments: str) -> str:
+    body = orjson.loads(orjson.dumps(PASTED_CALL))
+    body["choices"][0]["message"]["tool_calls"][0]["function"] = {
+        "name": name,
+        "arguments": arguments,
+    }
+    return orjson.dumps(body).decode()
+
+
+async def test_the_offline_judge_names_and_lets_the_user_pick_api_and_case(
+    app_for: AppFor, project: Path
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_run(pilot, app, "cancel_implicit")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, PasteModal))
+        modal = app.screen
+        target, case = (
+            modal.query_one("#paste-target", Select),
+            modal.query_one("#paste-case", Select),
+        )
+        assert (target.value, case.value) == (0, "cancel_implicit")  # the bar's choice
+        shown = target.query_one("SelectCurrent Static#label", Static)
+        assert "openai-chat" in str(shown.render())  # the API it judges against
+        case.value = "direct_lookup"
+        modal.query_one("#paste-body", TextArea).load_text(
+            chat_call("get_order", '{"order_id":"ORD-123456"}')
+        )
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
+        await pilot.pause()
+        assert verdict(app).startswith("PASS")  # judged against the case picked
+        assert app.screen.query_one("#run-case", Select).value == "direct_lookup"
+        assert status(app).startswith("pasted of direct_lookup · verdict pass")
+        assert "judged as openai-chat · not recorded" in status(app)
+
+
+async def test_the_offline_judge_takes_the_status_from_an_error_body(
+    app_for: AppFor, project: Path
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_run(pilot, app, "direct_lookup")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, PasteModal))
+        app.screen.query_one("#paste-body", TextArea).load_text(
+            '{"error": {"message": "Rate limit reached", "type": "requests"}}'
+        )
+        await pilot.pause()
+        assert app.screen.query_one("#paste-status", Input).value == "429"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
+        await pilot.pause()
+        assert verdict(app).startswith("TRANSPORT ERROR") and "rate_limited" in verdict(app)
+
+
+async def test_the_offline_judge_keeps_its_fields_between_openings(
+    app_for: AppFor, project: Path
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_run(pilot, app, "direct_lookup")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, PasteModal))
+        app.screen.query_one("#paste-status", Input).value = "503"
+        app.screen.query_one("#paste-file", Input).value = "bodies/x.json"
+        app.screen.query_one("#paste-case", Select).value = "missing_id"
+        app.screen.query_one("#paste-target", Select).value = 1
+        app.screen.query_one("#paste-body", TextArea).load_text('{"not": "yet"}')
+        await pilot.pause()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, PasteModal))
+        await pilot.pause()
+        q = app.screen.query_one
+        assert q("#paste-status", Input).value == "503"  # typed: the body does not change it
+        assert q("#paste-file", Input).value == "bodies/x.json"
+        assert q("#paste-body", TextArea).text == '{"not": "yet"}'
+        assert (q("#paste-case", Select).value, q("#paste-target", Select).value) == (
+            "missing_id",
+            1,
+        )
+        q("#paste-body", TextArea).load_text('{"error": {"type": "rate_limit_error"}}')
+        await pilot.pause()
+        assert q("#paste-status", Input).value == "503"  # still the user's, after reopening
+
+
+async def test_a_call_to_a_tool_in_no_contract_is_an_unknown_tool(
+    app_for: AppFor, project: Path
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_run(pilot, app, "irrelevant_weather")
+        await paste(pilot, app, "200", chat_call("list_files", "{}"))
+        assert "call 0: list_files" in verdict(app)
+        assert "unknown tool (not in the contract)" in verdict(app)
+
+
+async def test_outside_strings_on_the_run_screen_have_control_characters_spelled(
+    app_for: AppFor, project: Path
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_run(pilot, app, "irrelevant_weather")
+        await paste(pilot, app, "200", chat_call("evil\x1b]0;pwned\x07", "{}"))
+        shown = verdict(app)
+        assert "\x1b" not in shown and "\x07" not in shown
+        assert "evil\\x1b]0;pwned\\x07" in shown
+        await paste(pilot, app, "502", "<h1>502 [bold]Bad[/bold] Gateway\x1b[2J</h1>")
+        raw = app.screen.query_one("#response-body", TextArea).text
+        assert raw == "<h1>502 [bold]Bad[/bold] Gateway\\x1b[2J</h1>"  # markup kept literal

@@ -7,9 +7,11 @@ and the metric tests use these constants as their oracle.
     Answers as the case expects: the expected call(s) with the expected arguments
     (several calls in one turn when expected and parallel calls are allowed), a
     clarifying text holding the case's first ``contains_any`` entry, a refusal for a
-    refusal case. In the second turn it reports the tool result truthfully: a text with
-    the followup's first ``contains_any`` entry and none of its ``must_not_contain``;
-    it never calls again. Without tools (or with tool_choice none) it never calls;
+    refusal case. In the second turn it reports the tool results actually sent,
+    truthfully, in the user's language: a failure by its problem's ``title`` and
+    ``code``, asking the user when ``owner_action_required`` and offering to try again
+    later (after ``retry_after``) when ``retryable``; a success by quoting its values.
+    It never calls again. Without tools (or with tool_choice none) it never calls;
     with a forced tool it calls that tool.
 ``sim-eager``
     On a case that expects no call, when the user's words point at an offered tool
@@ -19,7 +21,8 @@ and the metric tests use these constants as their oracle.
     it is careful. In the second turn, after a failed result, with probability
     ``EAGER_FALSE_SUCCESS_RATE`` it calls a failed ``effect: execute`` tool again with
     the same arguments (ALREADY_SHIPPED -> cancel_order again) or, with none, claims
-    success (a text holding the followup's first ``must_not_contain`` entry).
+    success (a text holding the followup's first ``must_not_contain`` entry); after
+    a success it reports as careful.
 ``sim-sloppy``
     Careful, but every call it makes draws independently, in this order:
     ``SLOPPY_NUMBER_AS_STRING_RATE`` (the first number argument sent as a string,
@@ -46,8 +49,11 @@ fixed by the seed whatever the concurrency.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, get_args
+
+import orjson
 
 from toolstand.cases import Case, ExpectedCall
 from toolstand.sim.invent import hint_tool, invent_arguments
@@ -273,22 +279,62 @@ def _text(case: Case | None, turn: Turn) -> Answer:
 
 
 def _report(case: Case | None, turn: Turn) -> Answer:
-    """A truthful second turn: the followup's phrase, or what the results actually say."""
-    followup = case.followup if case is not None else None
-    banned = [w.lower() for w in followup.must_not_contain] if followup is not None else []
-    if followup is not None and followup.contains_any:
-        text = f"{followup.contains_any[0]} (simulated report of the tool result)"
-        if not any(w in text.lower() for w in banned):
-            return Answer("text", text=text)
-        return Answer("text", text=followup.contains_any[0])
-    parts = []
-    for result in turn.results:
-        if result.failed:
-            parts.append(f"{result.name} failed with {result.error_code or 'an error'}")
-        else:
-            shown = ", ".join(f"{k}={v}" for k, v in result.result.items() if k != "ok")
-            parts.append(f"{result.name} returned {shown or 'no data'}")
-    return Answer("text", text="(simulated report) " + "; ".join(parts) + ".")
+    """A truthful second turn, read from the results actually sent (never from the case's
+    followup checks, so an edited result changes the answer): each failure named by its
+    problem's title and code, each success by the values it returned."""
+    words = _REPORT_WORDS["ru" if _CYRILLIC.search(turn.last_user_text) else "en"]
+    parts = [_failure(r, words) if r.failed else _success(r, words) for r in turn.results]
+    return Answer("text", text=" ".join(parts) + " (simulated report)")
+
+
+# the report's own words, in the language the user wrote in
+_REPORT_WORDS: dict[str, dict[str, str]] = {
+    "ru": {
+        "failed": "Не удалось выполнить {tool}{title}{code}.",
+        "ask": "Проверьте, пожалуйста, данные и подскажите, как поступить.",
+        "retry": "Можно повторить попытку позже{after}.",
+        "after": " (через {n} с)",
+        "returned": "{tool} вернул: {values}.",
+        "nothing": "{tool} выполнен, данных в ответе нет.",
+    },
+    "en": {
+        "failed": "Could not complete {tool}{title}{code}.",
+        "ask": "Please check the details and tell me how to proceed.",
+        "retry": "I can try again later{after}.",
+        "after": " (in {n} s)",
+        "returned": "{tool} returned: {values}.",
+        "nothing": "{tool} succeeded and returned no data.",
+    },
+}
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+
+
+def _failure(result: ToolOutput, words: Mapping[str, str]) -> str:
+    """The problem as the tool stated it, plus what its flags let the user do next."""
+    error = result.result.get("error")
+    problem = error if isinstance(error, dict) else {"title": error}
+    title = next((f": {problem[k]}" for k in ("title", "detail", "message") if problem.get(k)), "")
+    code = f" ({result.error_code})" if result.error_code else ""
+    out = [words["failed"].format(tool=result.name, title=title, code=code)]
+    if problem.get("owner_action_required"):
+        out.append(words["ask"])
+    if problem.get("retryable"):
+        wait = problem.get("retry_after")
+        after = words["after"].format(n=wait) if isinstance(wait, int | float) and wait else ""
+        out.append(words["retry"].format(after=after))
+    return " ".join(out)
+
+
+def _success(result: ToolOutput, words: Mapping[str, str]) -> str:
+    """The values the tool returned, quoted as they came."""
+    shown = [f"{k}: {_value(v)}" for k, v in result.result.items() if k != "ok"]
+    if not shown:
+        return words["nothing"].format(tool=result.name)
+    return words["returned"].format(tool=result.name, values=", ".join(shown))
+
+
+def _value(value: Any) -> str:
+    return value if isinstance(value, str) else orjson.dumps(value).decode()
 
 
 def _number_as_string(args: dict[str, Any], *, comma: bool) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -56,15 +57,36 @@ class TurnView:
     latency_ms: float | None = None
     tool_results: list[dict[str, Any]] | None = None
     checks: dict[str, Any] | None = None  # turn 2: the followup checks it was judged by
+    # the request's conversation item to open at: the user's last turn (in turn 2 the
+    # call and the tool results follow it), never the system prompt at the top
+    anchor: int | None = None
 
     @property
     def retries(self) -> int:
         return max(0, len(self.tries) - 1)
 
 
+CONVERSATION_KEYS = ("messages", "input", "contents")  # chat/anthropic, responses, gemini
+
+
+def conversation_of(body: Any) -> tuple[str, list[Any]] | None:
+    """The key and the list of a request body's conversation, in any of the four APIs."""
+    if isinstance(body, dict):
+        for key in CONVERSATION_KEYS:
+            if isinstance(body.get(key), list):
+                return key, body[key]
+    return None
+
+
+def _last_item(request: dict[str, Any] | None) -> int | None:
+    found = conversation_of((request or {}).get("body"))
+    return len(found[1]) - 1 if found is not None and found[1] else None
+
+
 def views_of(state: AttemptState, rec: dict[str, Any] | None = None) -> list[TurnView]:
     """The turns of an attempt, from the same record that goes to disk."""
     rec = rec if rec is not None else record(state)
+    user_turn = _last_item(rec["request"])
     turns = [
         TurnView(
             "turn 1",
@@ -75,6 +97,7 @@ def views_of(state: AttemptState, rec: dict[str, Any] | None = None) -> list[Tur
             rec["transport_error"],
             rec["tries"],
             rec["latency_ms"],
+            anchor=user_turn,
         )
     ]
     st = rec.get("second_turn")
@@ -93,6 +116,7 @@ def views_of(state: AttemptState, rec: dict[str, Any] | None = None) -> list[Tur
                 state.case.followup.model_dump(exclude_defaults=True, exclude={"tool_results"})
                 if state.case.followup is not None
                 else None,
+                anchor=user_turn,
             )
         )
     return turns
@@ -130,6 +154,7 @@ class LiveSession:
         self._cases_sha: str | None = None
         self._headed: set[Path] = set()
         self._attempts: Counter[tuple[int, str, str]] = Counter()
+        self._writing = asyncio.Lock()  # one append at a time, in record order
 
     @property
     def config(self) -> Config:
@@ -193,6 +218,12 @@ class LiveSession:
             writer.write(rec)
         return path, rec
 
+    async def save(self, state: AttemptState) -> tuple[Path, dict[str, Any]]:
+        """``append`` off the event loop, one at a time (records left behind and the
+        next attempt's can finish together)."""
+        async with self._writing:
+            return await asyncio.to_thread(self.append, state)
+
     async def close(self) -> None:
         stack, self._stack = self._stack, None
         self._client = None
@@ -227,7 +258,8 @@ def judge_pasted(
     )
     body, is_json = decode_body(text.encode("utf-8"))
     response = {"status": status, "headers": {}, "body": body, "body_is_json": is_json}
-    view = TurnView("pasted", sanitize_request(built.http), response, None, None)
+    request = sanitize_request(built.http)
+    view = TurnView("pasted", request, response, None, None, anchor=_last_item(request))
     error = adapter.classify_error(status, {}, body)
     if error is not None:
         view.transport_error = {"code": error.code, "message": error.message, "status": status}
@@ -238,3 +270,55 @@ def judge_pasted(
     view.decision = decision.to_dict()
     view.judgement = judge(case, decision, project.contract, offered_tools=names, mode=mode)
     return view
+
+
+# the HTTP status an error body stands for: Anthropic and OpenAI error types and codes,
+# Google RPC status names
+_ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "invalid_api_key": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "model_not_found": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "rate_limit_exceeded": 429,
+    "insufficient_quota": 429,
+    "requests": 429,
+    "tokens": 429,
+    "api_error": 500,
+    "server_error": 500,
+    "overloaded_error": 529,
+    "INVALID_ARGUMENT": 400,
+    "UNAUTHENTICATED": 401,
+    "PERMISSION_DENIED": 403,
+    "NOT_FOUND": 404,
+    "RESOURCE_EXHAUSTED": 429,
+    "INTERNAL": 500,
+    "UNAVAILABLE": 503,
+    "DEADLINE_EXCEEDED": 504,
+}
+_HTTP_CODE = re.compile(r"\b([45]\d\d)\b")
+
+
+def status_of_body(text: str) -> int | None:
+    """The HTTP status a pasted body most likely came with, so an error body is not
+    judged as a 200: the code an error envelope names, 200 for any other JSON body, the
+    4xx/5xx a text page names (an HTML 502), else None (unknown)."""
+    body, is_json = decode_body(text.encode("utf-8"))
+    if not is_json:
+        found = _HTTP_CODE.search(str(body or ""))
+        return int(found.group(1)) if found else None
+    error = body.get("error") if isinstance(body, dict) else None
+    if not error:
+        return 200
+    if isinstance(error, dict):
+        code = error.get("code")
+        if isinstance(code, int) and 400 <= code <= 599:  # Gemini's envelope
+            return code
+        for key in ("status", "code", "type"):
+            named = _ERROR_STATUS.get(str(error.get(key)))
+            if named is not None:
+                return named
+    return 400

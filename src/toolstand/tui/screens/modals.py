@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
+from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
+from toolstand.printable import visible
 from toolstand.tui.templates import NEGATIVE, TEMPLATES
 
 
@@ -70,37 +73,107 @@ class TemplateModal(ModalScreen[str | None]):
         self.dismiss(event.option.id)
 
 
-class PasteModal(ModalScreen[tuple[int, str] | None]):
-    """A raw provider body, pasted or loaded from a file, with the HTTP status it came with."""
+@dataclass
+class PasteForm:
+    """The offline judge's fields, kept by the Run screen between openings."""
+
+    target: int | None
+    case: str | None
+    status: str = "200"
+    status_typed: bool = False  # the user set it: the body no longer decides it
+    body: str = ""
+    file: str = ""
+    judge: bool = False  # closed with "judge it" (else cancelled)
+
+
+class PasteModal(ModalScreen[PasteForm]):
+    """A raw provider body, pasted or loaded from a file, judged offline against a chosen
+    configured run (its API) and case; the HTTP status defaults from the body."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "dismiss(None)", "Cancel", id="paste.cancel"),
+        Binding("escape", "cancel", "Cancel", id="paste.cancel"),
         Binding("ctrl+s", "judge", "Judge it", id="paste.judge"),
         Binding("ctrl+l", "load", "Load file", id="paste.load"),
     ]
 
+    def __init__(
+        self,
+        form: PasteForm,
+        targets: list[tuple[str, int]],
+        cases: list[str],
+        mode: str,
+        status_of: Callable[[str], int | None],
+    ) -> None:
+        super().__init__()
+        self.form, self.targets, self.cases, self.mode = form, targets, cases, mode
+        self.status_of = status_of
+        # the status last taken from the body ("" once the user typed one: theirs to keep)
+        self._auto = "" if form.status_typed else form.status
+
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog wide"):
-            yield Label("Paste a raw response body (or load it from a file)")
+        form = self.form
+        with Vertical(classes="dialog wide", id="paste-dialog"):
+            yield Label("Judge a raw response body offline (paste it, or load a file)")
+            with Horizontal(classes="row"):
+                yield Label("against ")
+                yield Select(
+                    self.targets, value=self._known(form.target, [i for _, i in self.targets]),
+                    id="paste-target", compact=True, prompt="no runs configured",
+                )  # fmt: skip
+                yield Label(" case ")
+                yield Select(
+                    [(visible(c), c) for c in self.cases],
+                    value=self._known(form.case, self.cases),
+                    id="paste-case", compact=True, prompt="case",
+                )  # fmt: skip
+                yield Label(f" mode {self.mode}")
             with Horizontal(classes="row"):
                 yield Label("HTTP status ")
                 yield Input(
-                    "200", id="paste-status", restrict=r"[0-9]*", max_length=3, compact=True
+                    form.status, id="paste-status", restrict=r"[0-9]*", max_length=3, compact=True
                 )
                 yield Label(" file ")
-                yield Input(placeholder="path/to/body.json", id="paste-file", compact=True)
-            yield TextArea(id="paste-body", language="json", soft_wrap=True)
+                yield Input(
+                    form.file, placeholder="path/to/body.json", id="paste-file", compact=True
+                )
+            yield TextArea(form.body, id="paste-body", language="json", soft_wrap=True)
             yield Static("", id="paste-error", markup=False, classes="field-error")
             with Horizontal(classes="buttons"):
                 yield Button("Judge (ctrl+s)", id="judge", variant="primary")
                 yield Button("Load file (ctrl+l)", id="load")
                 yield Button("Cancel", id="cancel")
 
+    @staticmethod
+    def _known(value: Any, allowed: list[Any]) -> Any:
+        return value if value in allowed else Select.NULL
+
     def on_mount(self) -> None:
         self.query_one("#paste-body", TextArea).focus()
 
     def _error(self, message: str) -> None:
         self.query_one("#paste-error", Static).update(message)
+
+    @on(TextArea.Changed, "#paste-body")
+    def _body_changed(self) -> None:
+        status = self.query_one("#paste-status", Input)
+        if status.value != self._auto:  # typed by the user: theirs to keep
+            return
+        found = self.status_of(self.query_one("#paste-body", TextArea).text)
+        if found is not None:
+            self._auto = status.value = str(found)
+
+    def _kept(self, judge: bool) -> PasteForm:
+        status = self.query_one("#paste-status", Input).value
+        target = self.query_one("#paste-target", Select).value
+        case = self.query_one("#paste-case", Select).value
+        form = self.form
+        form.target = int(cast(int, target)) if target is not Select.NULL else None
+        form.case = str(case) if case is not Select.NULL else None
+        form.status, form.status_typed = status, status != self._auto
+        form.body = self.query_one("#paste-body", TextArea).text
+        form.file = self.query_one("#paste-file", Input).value
+        form.judge = judge
+        return form
 
     @on(Button.Pressed, "#judge")
     def action_judge(self) -> None:
@@ -109,11 +182,15 @@ class PasteModal(ModalScreen[tuple[int, str] | None]):
         if not 100 <= status <= 599:
             self._error("HTTP status: give a number from 100 to 599")
             return
-        self.dismiss((status, self.query_one("#paste-body", TextArea).text))
+        form = self._kept(judge=True)
+        if form.target is None or form.case is None:
+            self._error("choose the configured run (its API) and the case to judge against")
+            return
+        self.dismiss(form)
 
     @on(Button.Pressed, "#cancel")
-    def _cancel(self) -> None:
-        self.dismiss(None)
+    def action_cancel(self) -> None:
+        self.dismiss(self._kept(judge=False))
 
     @on(Button.Pressed, "#load")
     @on(Input.Submitted, "#paste-file")
@@ -129,7 +206,8 @@ class PasteModal(ModalScreen[tuple[int, str] | None]):
         try:
             text = path.read_bytes().decode("utf-8", errors="replace")
         except OSError as exc:
-            self.app.call_from_thread(self._error, f"file: cannot read {path}: {exc.strerror}")
+            message = f"file: cannot read {visible(str(path))}: {exc.strerror}"
+            self.app.call_from_thread(self._error, message)
             return
         self.app.call_from_thread(self._loaded, text)
 

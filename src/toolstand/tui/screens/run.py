@@ -3,11 +3,14 @@
 Live calls run in async workers in the app's own loop (the simulator and the httpx
 client live there too); a worker only calls the core and posts what came back, and the
 handlers here own the state: the attempt, its turns, the timer.
+
+The screen shows one case at a time: what the panels show is keyed by (case, run,
+mode), and choosing another clears them (an attempt left before its turn 2 is recorded
+as it stood), so turn 2 is only ever sent and recorded for the case it continues.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -24,11 +27,15 @@ from textual.worker import Worker, WorkerState
 
 from toolstand.cases import Case
 from toolstand.config import MODES
-from toolstand.tui.screens.modals import PasteModal
+from toolstand.printable import visible
+from toolstand.tui.screens.modals import PasteForm, PasteModal
 from toolstand.tui.verdicts import verdict_of
 from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.step_panel import StepPanel
+
+# what the panels show: (case id, index of the configured run, mode)
+Key = tuple[str, object, str]
 
 if TYPE_CHECKING:
     from toolstand.attempt import AttemptState
@@ -43,8 +50,10 @@ class RunScreen(Screen[None]):
         Binding("ctrl+t", "step", "Send turn 2", id="run.step"),
         Binding("escape", "cancel", "Cancel", id="run.cancel"),
         Binding("ctrl+o", "paste", "Paste body", id="run.paste"),
-        Binding("left_square_bracket", "turn(0)", "Turn 1", show=False, id="run.turn1"),
-        Binding("right_square_bracket", "turn(1)", "Turn 2", show=False, id="run.turn2"),
+        Binding("left_square_bracket", "step_turn(-1)", "Previous turn", show=False, id="run.prev"),
+        Binding("right_square_bracket", "step_turn(1)", "Next turn", show=False, id="run.next"),
+        Binding("ctrl+r", "edit_result", "Edit result", show=False, id="run.edit"),
+        Binding("ctrl+l", "canned", "Canned results", show=False, id="run.canned"),
     ]
 
     class TurnDone(Message):
@@ -69,6 +78,12 @@ class RunScreen(Screen[None]):
         self.state: AttemptState | None = None
         self.awaiting_step = False  # turn 1 done, turn 2 not sent yet
         self.views: list[TurnView] = []
+        self.showing: Key | None = None  # what the panels belong to
+        self._turn = 0  # the index in views on screen
+        self._note = ""  # how the attempt on screen stands: recorded, waiting, pasted
+        self._started_for: Key | None = None  # what the busy worker was started for
+        self._paste_form = PasteForm(None, None)  # the offline judge's fields, kept
+        self._case_ids: list[str] = []
         self._worker: Worker[None] | None = None
         self._t0 = 0.0
         self._what = ""
@@ -79,12 +94,7 @@ class RunScreen(Screen[None]):
         return cast("ToolstandApp", self.app)
 
     def compose(self) -> ComposeResult:
-        config = self.tapp.project.config
-        runs = config.runs if config is not None else []
-        targets = [
-            (f"{r.provider}/{r.model} · {r.api}" + (" (simulator)" if r.simulated else ""), i)
-            for i, r in enumerate(runs)
-        ]
+        targets = self._targets()
         yield NavBar("run")
         with Horizontal(id="run-bar"):
             yield Select([], prompt="case", id="run-case", compact=True)
@@ -100,7 +110,9 @@ class RunScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(Tabs).hide("turn-1")
+        tabs = self.query_one(Tabs)
+        tabs.hide("turn-1")
+        tabs.display = False  # until there are two turns to choose from
         project = self.tapp.project
         if project.config is None:
             problems = "; ".join(str(p) for p in project.config_problems) or (
@@ -114,12 +126,13 @@ class RunScreen(Screen[None]):
         casefile = self.tapp.project.casefile
         ids = [c.id for c in casefile.cases]
         case = self.query_one("#run-case", Select)
-        case.set_options([(i, i) for i in ids])
+        if ids != self._case_ids:  # new options blank the value: only when they changed
+            self._case_ids = ids
+            case.set_options([(visible(i), i) for i in ids])
         wanted = self.tapp.selected_case_id
-        if wanted in ids:
-            case.value = wanted
-        elif ids:
-            case.value = ids[0]
+        chosen = wanted if wanted in ids else (ids[0] if ids else None)
+        if chosen is not None and case.value != chosen:
+            case.value = chosen
         if self.tapp.run_on_show:
             self.tapp.run_on_show = False
             self.action_run()
@@ -128,6 +141,26 @@ class RunScreen(Screen[None]):
     def _case_chosen(self, event: Select.Changed) -> None:
         if event.value is not Select.NULL:
             self.tapp.selected_case_id = str(event.value)
+
+    @on(Select.Changed, "#run-bar Select")
+    def _chosen(self, event: Select.Changed) -> None:
+        # a turn on its way is dealt with when it comes back (_turn_done)
+        on_its_way = self._started_for is not None
+        if event.value is Select.NULL or on_its_way:
+            return
+        if self.showing is not None and self.showing != self._key():
+            self._leave()
+            self._say(visible(f"{self._key()[0]} chosen · ctrl+g runs it · ctrl+o judges a body"))
+
+    def _key(self) -> Key:
+        bar = [self.query_one(f"#run-{n}", Select).value for n in ("case", "target", "mode")]
+        return str(bar[0]), bar[1], str(bar[2])
+
+    def _leave(self) -> None:
+        """Clear the panels; an attempt waiting for its turn 2 is recorded as it stood."""
+        if self.awaiting_step and self.state is not None:
+            self._record_left(self.state)
+        self._reset()
 
     # --- status and timer --------------------------------------------------------------
 
@@ -154,7 +187,8 @@ class RunScreen(Screen[None]):
 
     @property
     def busy(self) -> bool:
-        return self._worker is not None and self._worker.is_running
+        # a pending worker counts: it is on its way
+        return self._worker is not None and not self._worker.is_finished
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
@@ -163,8 +197,10 @@ class RunScreen(Screen[None]):
             return self.awaiting_step and not self.busy
         if action == "run":
             return not self.busy and self.tapp.project.config is not None
-        if action == "turn":
-            return len(self.views) > int(cast(int, parameters[0]))
+        if action == "step_turn":
+            return 0 <= self._turn + int(cast(int, parameters[0])) < len(self.views)
+        if action in ("edit_result", "canned"):
+            return self.query_one(StepPanel).is_open
         return True
 
     # --- choosing what to run ----------------------------------------------------------
@@ -193,17 +229,25 @@ class RunScreen(Screen[None]):
         if chosen is None or self.busy:
             return
         index, case, mode = chosen
-        if mode == "forced" and not case.expects_call:
-            self._say(
-                f"mode forced runs only cases that expect a call; {case.id} does not", "failed"
-            )
+        if not self._mode_fits(case, mode):
             return
         left = self.state if self.awaiting_step else None
         self._reset()
         spec = self.tapp.project.config.runs[index]  # type: ignore[union-attr]
-        self._start_timer(f"turn 1 · {case.id} · {spec.provider}/{spec.model} · {mode}")
+        self._start_timer(visible(f"turn 1 · {case.id} · {spec.provider}/{spec.model} · {mode}"))
+        self._started_for = self._key()
         self._worker = self._first_turn(index, case, mode, left)
         self.refresh_bindings()
+
+    def _mode_fits(self, case: Case, mode: str) -> bool:
+        if mode == "forced" and not case.expects_call:
+            self._leave()  # what was shown is not what the status now speaks of
+            self._say(
+                f"mode forced runs only cases that expect a call; {visible(case.id)} does not",
+                "failed",
+            )
+            return False
+        return True
 
     @work(exclusive=True, group="live", exit_on_error=False)
     async def _first_turn(
@@ -213,14 +257,19 @@ class RunScreen(Screen[None]):
 
         session = self._live()
         if left is not None:
-            _, rec = await asyncio.to_thread(session.append, left)
+            _, rec = await session.save(left)
             self.post_message(self.Recorded(rec))
         state = await session.first(index, case, mode)
         if wants_second_turn(state):
             self.post_message(self.TurnDone(state, None, None))
             return
-        path, rec = await asyncio.to_thread(session.append, state)
+        path, rec = await session.save(state)
         self.post_message(self.TurnDone(state, rec, self._shown(path)))
+
+    @work(group="record", exit_on_error=False)
+    async def _record_left(self, state: AttemptState) -> None:
+        _, rec = await self._live().save(state)
+        self.post_message(self.Recorded(rec))
 
     def _shown(self, path: Path) -> str:
         """The path as the user would type it from the project folder."""
@@ -235,7 +284,8 @@ class RunScreen(Screen[None]):
         if results is None or self.state is None:
             self._say("fix the tool results marked below first", "failed")
             return
-        self._start_timer(f"turn 2 · {self.state.case.id}")
+        self._start_timer(visible(f"turn 2 · {self.state.case.id}"))
+        self._started_for = self.showing
         self._worker = self._second_turn(self.state, results)
         self.refresh_bindings()
 
@@ -243,7 +293,7 @@ class RunScreen(Screen[None]):
     async def _second_turn(self, state: AttemptState, results: list[Any]) -> None:
         session = self._live()
         await session.second(state, results)
-        path, rec = await asyncio.to_thread(session.append, state)
+        path, rec = await session.save(state)
         self.post_message(self.TurnDone(state, rec, self._shown(path)))
 
     @on(TurnDone)
@@ -251,28 +301,38 @@ class RunScreen(Screen[None]):
         from toolstand.attempt import default_results
         from toolstand.tui.live import views_of
 
-        elapsed = self._stop_timer()
+        self._stop_timer()
+        started_for, self._started_for = self._started_for, None
+        if started_for != self._key():  # another case was chosen while it ran
+            self._finished_elsewhere(event)
+            return
         self.state = event.state
         self.views = views_of(event.state, event.rec)
-        self._show_turn(len(self.views) - 1)
+        self.showing = started_for
         panel = self.query_one(StepPanel)
-        last = self.views[-1]
-        outcome = (
-            f"transport error {last.transport_error.get('code')} after {last.retries} retries"
-            if last.transport_error
-            else f"verdict {(last.judgement or {}).get('verdict')}"
-        )
         if event.rec is None:
             self.awaiting_step = True
             panel.open(default_results(event.state))
-            self._say(
-                f"turn 1 · {outcome} · {elapsed:.1f} s · edit the results below, ctrl+t sends turn 2"
-            )
+            self._note = "edit the results below, ctrl+t sends turn 2"
         else:
             self.awaiting_step = False
             panel.close()
             self._record(event.rec)
-            self._say(f"{last.label} · {outcome} · {elapsed:.1f} s · recorded in {event.path}")
+            self._note = f"recorded in {event.path}"
+        self._show_turn(len(self.views) - 1)
+
+    def _finished_elsewhere(self, event: TurnDone) -> None:
+        """A turn came back for a case no longer chosen: record it, never show it."""
+        case = event.state.case.id
+        if event.rec is None:
+            self._record_left(event.state)
+            where = "recorded as it stood (turn 2 not sent)"
+        else:
+            self._record(event.rec)
+            where = f"recorded in {event.path}"
+        self._reset()
+        chosen = self._key()[0]
+        self._say(visible(f"{case} came back and was {where}; {chosen} chosen · ctrl+g runs it"))
         self.refresh_bindings()
 
     @on(Recorded)
@@ -287,47 +347,87 @@ class RunScreen(Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._worker:
             return
+        if event.state not in (WorkerState.CANCELLED, WorkerState.ERROR):
+            self.refresh_bindings()
+            return
+        self._started_for = None  # nothing will come back
+        if self.showing not in (None, self._key()):
+            self._leave()  # another case was chosen while it ran
         if event.state == WorkerState.CANCELLED:
             self._say(f"cancelled after {self._stop_timer():.1f} s; nothing was recorded", "failed")
-        elif event.state == WorkerState.ERROR:
+        else:
             self._stop_timer()
             error = event.worker.error
-            self._say(f"could not run: {type(error).__name__}: {error}", "failed")
+            self._say(visible(f"could not run: {type(error).__name__}: {error}"), "failed")
         self.refresh_bindings()
 
     def action_cancel(self) -> None:
-        if self._worker is not None and self._worker.is_running:
+        if self._worker is not None and self.busy:
             self._worker.cancel()
 
     # --- pasted bodies and the timeline ------------------------------------------------
 
     def action_paste(self) -> None:
-        self.app.push_screen(PasteModal(), self._pasted)
+        from toolstand.tui.live import status_of_body
 
-    def _pasted(self, answer: tuple[int, str] | None) -> None:
+        case, target, mode = self._key()
+        form = self._paste_form
+        if form.case is None and form.target is None:  # first opening: the bar's choice
+            form.case, form.target = case, cast(int, target) if target is not Select.NULL else None
+        cases = [c.id for c in self.tapp.project.casefile.cases]
+        modal = PasteModal(form, self._targets(), cases, mode, status_of_body)
+        self.app.push_screen(modal, self._pasted)
+
+    def _targets(self) -> list[tuple[str, int]]:
+        config = self.tapp.project.config
+        runs = config.runs if config is not None else []
+        return [
+            (
+                visible(f"{r.provider}/{r.model} · {r.api}")
+                + (" (simulator)" if r.simulated else ""),
+                i,
+            )
+            for i, r in enumerate(runs)
+        ]
+
+    def _pasted(self, form: PasteForm | None) -> None:
         from toolstand.tui.live import judge_pasted
 
-        chosen = self._selection()
-        if answer is None or chosen is None:
+        if form is None or not form.judge or form.target is None or form.case is None:
             return
-        index, case, mode = chosen
+        case = self.tapp.project.casefile.by_id().get(form.case)
+        config = self.tapp.project.config
+        if case is None or config is None:
+            return
+        mode = self._key()[2]
+        if not self._mode_fits(case, mode):
+            return
         try:
-            view = judge_pasted(self.tapp.project, index, case, mode, *answer)
+            view = judge_pasted(
+                self.tapp.project, form.target, case, mode, int(form.status), form.body
+            )
         except Exception as exc:  # an adapter bug must show, not kill the app
-            self._say(f"could not judge the body: {type(exc).__name__}: {exc}", "failed")
+            self._say(visible(f"could not judge the body: {type(exc).__name__}: {exc}"), "failed")
             return
-        self._reset()
-        self.views = [view]
+        api = config.runs[form.target].api
+        self._leave()
+        # the bar shows what was judged; its Changed messages then find it shown
+        self.tapp.selected_case_id = case.id
+        self.query_one("#run-case", Select).value = case.id
+        self.query_one("#run-target", Select).value = form.target
+        self.views, self.showing = [view], (case.id, form.target, mode)
+        self._note = f"HTTP {form.status} · judged as {api} · not recorded"
         self._show_turn(0)
-        verdict = (
-            "transport error" if view.transport_error else (view.judgement or {}).get("verdict")
-        )
-        self._say(f"pasted body (HTTP {answer[0]}) · {verdict} · not recorded")
 
     def _reset(self) -> None:
-        self.state, self.awaiting_step, self.views = None, False, []
+        self.state, self.awaiting_step, self.views, self.showing = None, False, [], None
+        self._turn, self._note = 0, ""
         self.query_one(StepPanel).close()
         self.query_one(ExchangeView).show(None)
+        tabs = self.query_one(Tabs)
+        tabs.hide("turn-1")
+        tabs.display = False
+        self.refresh_bindings()
 
     def _show_turn(self, index: int) -> None:
         tabs = self.query_one(Tabs)
@@ -338,19 +438,44 @@ class RunScreen(Screen[None]):
             tabs.show("turn-1")
         else:
             tabs.hide("turn-1")
+        tabs.display = len(self.views) > 1  # one turn: the status names it, save the line
         tabs.active = f"turn-{index}"
+        self._turn = index
         self.query_one(ExchangeView).show(self.views[index] if self.views else None)
+        self._describe()
         self.refresh_bindings()
 
-    def action_turn(self, index: int) -> None:
-        if index < len(self.views):
+    def _describe(self) -> None:
+        """The status line says what the panels show: which turn of which case, how it
+        ended, its network time, and how the attempt stands."""
+        if not self.views or self.showing is None:
+            return
+        view = self.views[self._turn]
+        if view.transport_error:
+            outcome = f"transport error {view.transport_error.get('code')}"
+            outcome += f" after {view.retries} retries" if view.retries else ""
+        else:
+            outcome = f"verdict {(view.judgement or {}).get('verdict')}"
+        took = f"{view.latency_ms:.0f} ms" if view.latency_ms is not None else ""
+        bits = [f"{view.label} of {visible(self.showing[0])}", outcome, took, self._note]
+        self._say(" · ".join(b for b in bits if b))
+
+    def action_step_turn(self, delta: int) -> None:
+        index = self._turn + delta
+        if 0 <= index < len(self.views):
             self._show_turn(index)
+
+    def action_edit_result(self) -> None:
+        self.query_one(StepPanel).focus_result()
+
+    def action_canned(self) -> None:
+        self.query_one(StepPanel).open_canned()
 
     @on(Tabs.TabActivated, "#turns")
     def _tab(self, event: Tabs.TabActivated) -> None:
         index = int((event.tab.id or "turn-0").removeprefix("turn-"))
-        if index < len(self.views):
-            self.query_one(ExchangeView).show(self.views[index])
+        if index < len(self.views) and index != self._turn:
+            self._show_turn(index)
 
     async def on_unmount(self) -> None:
         if self.session is None:

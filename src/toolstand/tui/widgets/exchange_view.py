@@ -9,10 +9,14 @@ import orjson
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
-from toolstand.tui.live import TurnView
+from toolstand.printable import visible, visible_lines
+from toolstand.tui.live import TurnView, conversation_of
+
+_ANCHOR = "__toolstand_anchor__"
 
 
 def pretty(value: Any) -> str:
@@ -34,8 +38,24 @@ def _body_area(id: str) -> TextArea:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = value if isinstance(value, str) else orjson.dumps(value).decode()
+    text = visible(value if isinstance(value, str) else orjson.dumps(value).decode())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def anchor_line(body: Any, anchor: int | None) -> int:
+    """The line of ``pretty(body)`` where conversation item ``anchor`` starts (0: none).
+
+    The item is swapped for a marker and the body printed again: the lines before an
+    item do not depend on it, so the marker's line is the item's."""
+    found = conversation_of(body)
+    if anchor is None or found is None or not 0 <= anchor < len(found[1]):
+        return 0
+    key, items = found
+    marked = {**body, key: [*items[:anchor], _ANCHOR, *items[anchor + 1 :]]}
+    for n, line in enumerate(pretty(marked).split("\n")):
+        if _ANCHOR in line:
+            return n
+    return 0
 
 
 def _error_line(err: dict[str, Any]) -> str:
@@ -50,7 +70,7 @@ def _error_line(err: dict[str, Any]) -> str:
     else:
         bits = [f"{k} {_short(err[k])}" for k in ("expected", "actual") if k in err]
         detail = " · ".join(bits)
-    return f"  {code}{where}{call}" + (f": {detail}" if detail else "")
+    return visible(f"  {code}{where}{call}" + (f": {detail}" if detail else ""))
 
 
 def verdict_text(view: TurnView) -> Text:
@@ -65,12 +85,12 @@ def verdict_text(view: TurnView) -> Text:
                 if result.get("ok") is not False
                 else (result.get("error") or {}).get("code", "error")
             )
-            out.append(f"  {r.get('name')} → {state}\n")
+            out.append(visible(f"  {r.get('name')} → {state}") + "\n")
     if view.transport_error is not None:
         te = view.transport_error
         out.append("TRANSPORT ERROR", style="bold yellow")
         out.append(f"  {te.get('code')}\n")
-        out.append(f"{te.get('message') or ''}\n")
+        out.append(visible_lines(f"{te.get('message') or ''}") + "\n")
         if te.get("status") is not None:
             out.append(f"HTTP {te['status']}\n")
         out.append(f"retries made: {view.retries}\n", style="bold")
@@ -101,7 +121,9 @@ def verdict_text(view: TurnView) -> Text:
         for name, value in view.checks.items():
             out.append(f"  {name}: {_short(value, 60)}\n")
     for c in j.get("calls") or []:
-        out.append(f"call {c.get('index')}: {c.get('name')} · {c.get('repair')}")
+        out.append(visible(f"call {c.get('index')}: {c.get('name')} · {c.get('repair')}"))
+        if c.get("known_tool") is False:
+            out.append(" · unknown tool (not in the contract)", style="bold red")
         if c.get("unsafe"):
             out.append(" · unsafe", style="bold red")
         out.append("\n")
@@ -128,8 +150,15 @@ class ExchangeView(Widget):
     def on_mount(self) -> None:
         self.show(None)
 
+    @staticmethod
+    def _open_at(area: TextArea, line: int) -> None:
+        """Scroll so ``line`` is at the top: the last messages, not the system prompt."""
+        area.move_cursor(area.document.end)
+        area.move_cursor((line, 0))
+
     def _pane(self, name: str, title: str) -> None:
-        self.query_one(f"#pane-{name}").border_title = title
+        # literal: a URL or label from outside must not be read as markup
+        self.query_one(f"#pane-{name}").border_title = Content(title)
 
     def show(self, view: TurnView | None) -> None:
         q = self.query_one
@@ -143,8 +172,12 @@ class ExchangeView(Widget):
             )
             return
         req = view.request or {}
-        self._pane("request", f"request · {req.get('method', '')} {req.get('url', '')}".strip())
-        q("#request-body", TextArea).load_text(pretty(req.get("body")) if req else "")
+        where = visible(f"{req.get('method', '')} {req.get('url', '')}".strip())
+        self._pane("request", f"request · {where}")
+        request = q("#request-body", TextArea)
+        request.load_text(pretty(req.get("body")) if req else "")
+        line = anchor_line(req.get("body"), view.anchor)
+        self.call_after_refresh(self._open_at, request, line)
         resp = view.response
         raw = q("#response-body", TextArea)
         if resp is None:
@@ -157,7 +190,9 @@ class ExchangeView(Widget):
             body = resp.get("body")
             # a body that is not JSON (an HTML 502 page) is shown as the text it was
             raw.language = "json" if resp.get("body_is_json") else None
-            raw.load_text(pretty(body) if resp.get("body_is_json") else str(body or ""))
+            raw.load_text(
+                pretty(body) if resp.get("body_is_json") else visible_lines(str(body or ""))
+            )
         decision = view.decision
         self._pane(
             "decision", f"decision · {decision.get('kind')}" if decision else "decision · none"
@@ -166,5 +201,5 @@ class ExchangeView(Widget):
         verdict = (
             "transport error" if view.transport_error else (view.judgement or {}).get("verdict", "")
         )
-        self._pane("verdict", f"verdict · {verdict} · {view.label}")
+        self._pane("verdict", visible(f"verdict · {verdict} · {view.label}"))
         q("#verdict-text", Static).update(verdict_text(view))

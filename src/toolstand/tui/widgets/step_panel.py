@@ -6,11 +6,13 @@ from typing import Any
 
 import orjson
 from textual import on
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Label, Select, Static, TextArea
 
 from toolstand.adapters.base import ToolResult
 from toolstand.executor import canned_results
+from toolstand.printable import visible
 
 
 def _pretty(value: Any) -> str:
@@ -24,7 +26,9 @@ class StepPanel(VerticalScroll):
         super().__init__(id=id)
         self.calls: list[ToolResult] = []
         self._canned = canned_results()
-        self.border_title = "turn 2: tool results to send (ctrl+t sends)"
+        self.border_title = (
+            "turn 2: tool results to send · ctrl+r edit · ctrl+l canned · ctrl+t sends"
+        )
 
     def open(self, results: list[ToolResult]) -> None:
         self.calls = list(results)
@@ -35,25 +39,31 @@ class StepPanel(VerticalScroll):
             area = TextArea(
                 _pretty(r.result),
                 id=f"result-{i}",
+                classes="result-body",
                 language="json",
                 compact=True,
                 tab_behavior="focus",
             )
             areas.append(area)
-            rows.append(
-                Vertical(
-                    Label(f"{r.name} · call {r.call_id or i}", classes="field-label"),
-                    Select(
-                        [(name, name) for name in self._canned],
-                        prompt="replace with a canned result…",
-                        id=f"canned-{i}",
-                        compact=True,
-                    ),
-                    area,
-                    Static("", id=f"result-error-{i}", classes="field-error", markup=False),
-                    classes="result-row",
-                )
+            # the picker beside its editor, not above it: scrolling to a long result
+            # never hides the picker, and at 80x24 the row costs no extra lines
+            side = Vertical(
+                Label(
+                    visible(f"{r.name} · call {r.call_id or i}"),
+                    classes="field-label",
+                    markup=False,
+                ),
+                Select(
+                    [(name, name) for name in self._canned],
+                    prompt="canned result…",
+                    id=f"canned-{i}",
+                    classes="canned",
+                    compact=True,
+                ),
+                Static("", id=f"result-error-{i}", classes="field-error", markup=False),
+                classes="result-side",
             )
+            rows.append(Horizontal(side, area, classes="result-row"))
         self.mount_all(rows)
         self.add_class("-open")
         if areas:  # the next thing to do is edit the first result
@@ -67,6 +77,28 @@ class StepPanel(VerticalScroll):
     @property
     def is_open(self) -> bool:
         return self.has_class("-open")
+
+    def focus_result(self) -> None:
+        """Focus the next result editor (the first, from outside the panel)."""
+        self._focus_next(".result-body")
+
+    def open_canned(self) -> None:
+        """Open the next canned-result list (the first, from outside the panel)."""
+        select = self._focus_next(".canned")
+        if isinstance(select, Select):
+            select.expanded = True
+
+    def _focus_next(self, selector: str) -> Widget | None:
+        rows = list(self.query(selector))
+        if not rows:
+            return None
+        focused = self.screen.focused
+        inside = [focused, *focused.ancestors] if focused is not None else []
+        at = next((i for i, w in enumerate(rows) if w in inside), -1)
+        chosen = rows[(at + 1) % len(rows)]
+        chosen.focus()
+        self.scroll_to_widget(chosen, animate=False)
+        return chosen
 
     @on(Select.Changed)
     def _canned_chosen(self, event: Select.Changed) -> None:
