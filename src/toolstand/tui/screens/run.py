@@ -39,12 +39,40 @@ if TYPE_CHECKING:
 class RunScreen(Screen[None]):
     AUTO_FOCUS = "#run-case"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+g,f5", "run", "Run", id="run.go"),
-        Binding("ctrl+t", "step", "Send turn 2", id="run.step"),
-        Binding("escape", "cancel", "Cancel", id="run.cancel"),
-        Binding("ctrl+o", "paste", "Paste body", id="run.paste"),
-        Binding("left_square_bracket", "turn(0)", "Turn 1", show=False, id="run.turn1"),
-        Binding("right_square_bracket", "turn(1)", "Turn 2", show=False, id="run.turn2"),
+        Binding("ctrl+g,f5", "run", "Run", tooltip="Run this case live", id="run.go"),
+        Binding(
+            "ctrl+t",
+            "step",
+            "Send turn 2",
+            tooltip="Send turn 2 with the edited tool result",
+            id="run.step",
+        ),
+        Binding(
+            "escape", "cancel", "Cancel", tooltip="Cancel the request in flight", id="run.cancel"
+        ),
+        Binding(
+            "ctrl+o",
+            "paste",
+            "Paste body",
+            tooltip="Judge a pasted raw response body",
+            id="run.paste",
+        ),
+        Binding(
+            "left_square_bracket",
+            "turn(0)",
+            "Turn 1",
+            show=False,
+            tooltip="Show turn 1",
+            id="run.turn1",
+        ),
+        Binding(
+            "right_square_bracket",
+            "turn(1)",
+            "Turn 2",
+            show=False,
+            tooltip="Show turn 2",
+            id="run.turn2",
+        ),
     ]
 
     class TurnDone(Message):
