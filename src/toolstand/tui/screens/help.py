@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -38,26 +38,31 @@ def _own_actions(node: object) -> set[str]:
 
 
 def screen_keys(screen: Screen[object]) -> list[tuple[str, list[KeyLine]]]:
-    """The keys that work on ``screen`` now, grouped by task."""
+    """The keys of ``screen`` as they stand (its focus, the keymap), grouped by task.
+
+    Read from Textual's binding chain rather than ``active_bindings``, which leaves out
+    what ``check_action`` disables for now: "Send turn 2" is a key of the Run screen
+    before turn 1 ran too.
+    """
     app = screen.app
     found: list[tuple[Binding, bool]] = []
     own: dict[int, set[str]] = {}
-    for active in screen.active_bindings.values():
-        b, node = active.binding, active.node
+    for node, bindings in screen._modal_binding_chain:
         ours = node is app or node is screen
-        if b.system or not (ours or b.action in own.setdefault(id(node), _own_actions(node))):
-            continue
-        found.append((b, node is app))
+        for _key, b in bindings:
+            if b.system or not (ours or b.action in own.setdefault(id(node), _own_actions(node))):
+                continue
+            found.append((b, node is app))
     return group_keys(found, app.get_key_display)
 
 
-def all_bindings(app: App[object]) -> Iterator[Binding]:
+def all_bindings(app_type: type[App[Any]]) -> Iterator[Binding]:
     """Every binding of the app and of every screen it can show, for the walkthroughs."""
     from toolstand.tui.registry import SCREENS
     from toolstand.tui.screens.attempt import AttemptScreen
     from toolstand.tui.widgets.attempt_list import AttemptList
 
-    owners: list[list[BindingType]] = [type(app).BINDINGS, AttemptScreen.BINDINGS]
+    owners: list[list[BindingType]] = [app_type.BINDINGS, AttemptScreen.BINDINGS]
     owners.append(AttemptList.BINDINGS)
     for entry in SCREENS:
         try:
@@ -71,7 +76,7 @@ def all_bindings(app: App[object]) -> Iterator[Binding]:
 def key_finder(app: App[object], keymap: dict[str, str]) -> dict[str, str]:
     """{binding id: its first key as displayed}, remaps included."""
     out: dict[str, str] = {}
-    for b in all_bindings(app):
+    for b in all_bindings(type(app)):
         if b.id and b.id not in out:
             key = keymap.get(b.id, b.key).split(",")[0].strip()
             out[b.id] = app.get_key_display(Binding(key, b.action))
