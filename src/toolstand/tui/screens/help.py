@@ -101,7 +101,7 @@ class HelpScreen(Screen[None]):
         yield Static(
             Content.assemble(
                 ("Help", "bold"),
-                f" · the {self.over_title} screen · Esc closes · ctrl+p finds any action by name",
+                f" · the {self.over_title} screen · ↓ PgDn: the walkthroughs · Esc closes",
             ),
             id="help-title",
         )
