@@ -150,3 +150,14 @@ async def test_left_and_right_move_between_a_confirm_dialogs_buttons(app_for: Ap
         assert focused() == "no"
         await pilot.press("left", "enter")
         await wait_for(pilot, lambda: answers == [True])
+
+
+async def test_a_keymaps_control_characters_are_spelled_in_the_help(app_for: AppFor) -> None:
+    app = app_for(keymap={"cases.save": "f9\x1b[2J"})
+    async with app.run_test(size=SMALL) as pilot:
+        app.screen.query_one(CaseTable).focus()
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = help_text(app)
+    assert "\x1b" not in text
+    assert "\\x1b" in text

@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from toolstand.printable import visible
 from toolstand.tui.helpdoc import STORIES, KeyLine, group_keys, story_steps
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ def screen_keys(screen: Screen[object]) -> list[tuple[str, list[KeyLine]]]:
             if b.system or not (ours or b.action in own.setdefault(id(node), _own_actions(node))):
                 continue
             found.append((b, node is app))
-    return group_keys(found, app.get_key_display)
+    # a keymap file's keys are outside text: spelled, never sent raw to the terminal
+    return group_keys(found, lambda b: visible(app.get_key_display(b)))
 
 
 def all_bindings(app_type: type[App[Any]]) -> Iterator[Binding]:
@@ -79,7 +81,7 @@ def key_finder(app: App[object], keymap: dict[str, str]) -> dict[str, str]:
     for b in all_bindings(type(app)):
         if b.id and b.id not in out:
             key = keymap.get(b.id, b.key).split(",")[0].strip()
-            out[b.id] = app.get_key_display(Binding(key, b.action))
+            out[b.id] = visible(app.get_key_display(Binding(key, b.action)))
     return out
 
 
