@@ -17,8 +17,9 @@ import orjson
 from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.color import Color, ColorParseError
 from textual.message import Message
-from textual.widgets import Input, TextArea
+from textual.widgets import HelpPanel, Input, TextArea
 
 from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.project import Project, load_project
@@ -27,12 +28,22 @@ from toolstand.tui.screens.modals import ConfirmModal
 from toolstand.tui.verdicts import LastVerdict, last_verdicts
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
+BLURRED_CURSOR = 0.2  # how much of the foreground a cursor row keeps when its list is not focused
 
 
 def _jump_bindings() -> list[BindingType]:
     out: list[BindingType] = []
     for e in SCREENS:
-        out.append(Binding(e.key, f"mode('{e.mode}')", e.title, show=False, id=f"app.{e.mode}"))
+        out.append(
+            Binding(
+                e.key,
+                f"mode('{e.mode}')",
+                e.title,
+                show=False,
+                tooltip=f"Go to {e.title}",
+                id=f"app.{e.mode}",
+            )
+        )
         out.append(Binding(e.digit, f"mode('{e.mode}')", show=False, id=f"app.{e.mode}.digit"))
     return out
 
@@ -44,7 +55,30 @@ class ToolstandApp(App[int]):
     CSS_PATH = "toolstand.tcss"
     COMMANDS: ClassVar = App.COMMANDS | {ToolstandCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
+        Binding(
+            "ctrl+q",
+            "quit",
+            "Quit",
+            show=False,
+            priority=True,
+            tooltip="Quit toolstand",
+            id="app.quit",
+        ),
+        Binding(
+            "question_mark", "help", "Help", tooltip="Show the keys and walkthroughs", id="app.help"
+        ),
+        Binding(
+            "f11",
+            "maximize",
+            "Maximize",
+            show=False,
+            tooltip="Maximize the focused pane (and back)",
+            id="app.maximize",
+        ),
+        # priority, or a screen's own Escape would win; it stands aside when no panel is open
+        Binding(
+            "escape", "close_keys", show=False, priority=True, system=True, id="app.close_keys"
+        ),
         *_jump_bindings(),
     ]
 
@@ -62,6 +96,7 @@ class ToolstandApp(App[int]):
         self.selected_case_id: str | None = None
         self.unsaved: str | None = None  # what the Cases screen would lose, if anything
         self.run_on_show = False  # the Run screen starts the selected case when shown
+        self.remapped: dict[str, str] = {}  # the keymap's {binding id: keys}, for the help
         for entry in SCREENS:
             self.add_mode(entry.mode, factory(entry))
 
@@ -112,8 +147,54 @@ class ToolstandApp(App[int]):
         if not self.blink and isinstance(event.widget, Input | TextArea):
             event.widget.cursor_blink = False
 
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's variables, with a cursor row that 256 colours keep apart from focus.
+
+        Textual's blurred cursor is the primary colour at 30%, which the 256-colour palette
+        maps to a teal close to the focused cursor's blue: a grey says "not focused" instead.
+        """
+        variables = super().get_css_variables()
+        if "block-cursor-blurred-background" in self.current_theme.variables:
+            return variables
+        try:
+            surface = Color.parse(variables["surface"])
+            foreground = Color.parse(variables["foreground"])
+        except (KeyError, ColorParseError):
+            return variables
+        if surface.ansi is None and foreground.ansi is None:
+            blurred = surface.blend(foreground, BLURRED_CURSOR)
+            variables["block-cursor-blurred-background"] = blurred.hex
+        return variables
+
     async def action_mode(self, mode: str) -> None:
         await self.switch_mode(mode)
+
+    def action_help(self) -> None:
+        """The current screen's keys by task and the three walkthroughs."""
+        from toolstand.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen, self.remapped))
+
+    def set_keymap(self, keymap: dict[str, str]) -> None:  # type: ignore[override]
+        self.remapped = dict(keymap)
+        super().set_keymap(keymap)
+
+    def action_maximize(self) -> None:
+        """Fill the screen with the focused pane, or put it back."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+        elif screen.focused is None or not screen.maximize(screen.focused):
+            self.notify("Nothing here to maximize: focus a pane first (Tab).", markup=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close_keys":
+            return bool(self.screen.query(HelpPanel))
+        return True
+
+    def action_close_keys(self) -> None:
+        self.action_hide_help_panel()
 
     async def action_quit(self) -> None:
         if not self.unsaved:

@@ -1,5 +1,6 @@
 """The command palette: every screen jump, every binding of the current screen, and the
-extra commands a screen offers (``palette_commands``)."""
+extra commands a screen offers (``palette_commands``), each worded as an action with its
+key beside it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from functools import partial
 from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from toolstand.tui.helpdoc import words
 
 Command = tuple[str, str, Callable[[], Any]]  # title, help, callback
 
@@ -20,24 +23,28 @@ class ToolstandCommands(Provider):
         for entry in SCREENS:
             yield (
                 f"Go to {entry.title}",
-                f"switch to the {entry.title} screen ({entry.key.upper()})",
+                f"{entry.key.upper()} · the {entry.title} screen",
                 partial(app.run_action, f"mode('{entry.mode}')"),
             )
-        seen: set[str] = set()
+        keys: dict[str, list[str]] = {}  # title -> its keys, in binding order
+        run: dict[str, Callable[[], Any]] = {}
         # active_bindings already carries the keymap's keys and check_action's verdict
         for active in screen.active_bindings.values():
             node, b = active.node, active.binding
-            if node not in (screen, app) or not active.enabled or not b.description:
+            if node not in (screen, app) or not active.enabled or not words(b):
                 continue
             if b.system or "focus_" in b.action:  # Tab's own moves are not commands
                 continue
-            if b.action in seen or b.action == "command_palette":
-                continue
-            seen.add(b.action)
-            yield (b.description, f"{b.action} ({b.key})", partial(node.run_action, b.action))
+            if b.action == "command_palette" or b.action.startswith("mode("):
+                continue  # the jumps are above; the palette is open already
+            title = words(b)
+            keys.setdefault(title, []).append(app.get_key_display(b))
+            run.setdefault(title, partial(node.run_action, b.action))
+        for title, shown in keys.items():
+            yield (title, " or ".join(dict.fromkeys(shown)), run[title])
         extra = getattr(screen, "palette_commands", None)
         if callable(extra):
-            yield from extra()
+            yield from (c for c in extra() if c[0] not in keys)
 
     async def discover(self) -> Hits:
         for title, help_text, callback in self._commands():

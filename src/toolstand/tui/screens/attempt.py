@@ -37,12 +37,45 @@ class HistoryActions(Protocol):
 
 
 ATTEMPT_BINDINGS: list[BindingType] = [
-    Binding("m", "act('mark')", "Mark", id="history.mark"),
-    Binding("d", "act('diff')", "Diff with mark", id="history.diff"),
-    Binding("p", "act('promote')", "Promote to case", id="history.promote"),
-    Binding("ctrl+g", "act('rerun')", "Rerun live", id="history.rerun"),
-    Binding("J", "act('rejudge')", "Re-judge", id="history.rejudge"),
-    Binding("y", "act('copy')", "Copy JSON", id="history.copy"),
+    Binding("m", "act('mark')", "Mark", tooltip="Mark this attempt for a diff", id="history.mark"),
+    Binding(
+        "d",
+        "act('diff')",
+        "Diff",
+        tooltip="Diff this attempt with the marked one",
+        id="history.diff",
+    ),
+    Binding(
+        "p",
+        "act('promote')",
+        "Promote",
+        tooltip="Promote this attempt to a new case",
+        id="history.promote",
+    ),
+    Binding(
+        "ctrl+g",
+        "act('rerun')",
+        "Rerun live",
+        show=False,
+        tooltip="Rerun this attempt's case live",
+        id="history.rerun",
+    ),
+    Binding(
+        "J",
+        "act('rejudge')",
+        "Re-judge",
+        show=False,
+        tooltip="Re-judge it with the current code",
+        id="history.rejudge",
+    ),
+    Binding(
+        "y",
+        "act('copy')",
+        "Copy JSON",
+        show=False,
+        tooltip="Copy the attempt as JSON",
+        id="history.copy",
+    ),
 ]
 
 
@@ -56,11 +89,39 @@ class AttemptScreen(Screen[None]):
     """One attempt: raw and normalized side by side, the judgement explained."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "app.pop_screen", "Back", id="attempt.back"),
-        Binding("r", "toggle_request", "Request/response", id="attempt.request"),
-        Binding("t", "toggle_turn", "Turn 1/2", id="attempt.turn"),
-        Binding("right_square_bracket", "step(1)", "Next", id="attempt.next"),
-        Binding("left_square_bracket", "step(-1)", "Previous", id="attempt.prev"),
+        Binding(
+            "escape,q", "app.pop_screen", "Back", tooltip="Back to the list", id="attempt.back"
+        ),
+        Binding(
+            "r",
+            "toggle_request",
+            "Request",
+            tooltip="Switch between the request and the response",
+            id="attempt.request",
+        ),
+        Binding(
+            "t",
+            "toggle_turn",
+            "Turn 1/2",
+            tooltip="Switch between turn 1 and turn 2",
+            id="attempt.turn",
+        ),
+        Binding(
+            "right_square_bracket",
+            "step(1)",
+            "Next",
+            show=False,
+            tooltip="Next attempt",
+            id="attempt.next",
+        ),
+        Binding(
+            "left_square_bracket",
+            "step(-1)",
+            "Previous",
+            show=False,
+            tooltip="Previous attempt",
+            id="attempt.prev",
+        ),
         *ATTEMPT_BINDINGS,
     ]
 
@@ -129,7 +190,7 @@ class DiffScreen(Screen[None]):
     """Two attempts compared field by field; differing fields marked ≠."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "app.pop_screen", "Back", id="diff.back"),
+        Binding("escape,q", "app.pop_screen", "Back", tooltip="Back to the list", id="diff.back"),
     ]
 
     def __init__(self, path: str, offsets: tuple[int, int]) -> None:

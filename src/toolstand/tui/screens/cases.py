@@ -40,15 +40,52 @@ KIND_FILTER = [("tool_call", "tool_call"), ("text", "text"), ("refusal", "refusa
 class CasesScreen(Screen[None]):
     AUTO_FOCUS = "#case-table"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "save", "Save", id="cases.save"),
-        Binding("ctrl+n", "new", "New", id="cases.new"),
-        Binding("ctrl+t", "duplicate", "Duplicate", id="cases.duplicate"),
-        Binding("f8", "delete", "Delete", id="cases.delete"),
-        Binding("ctrl+r", "revert", "Revert", id="cases.revert"),
-        Binding("ctrl+g", "run_case", "Run it", id="cases.run"),
-        Binding("slash,ctrl+f", "search", "Search", id="cases.search"),
-        Binding("ctrl+l", "reload", "Reload file", show=False, id="cases.reload"),
-        Binding("escape", "focus_list", "Back to the list", show=False, id="cases.list"),
+        # the footer shows what fits at 80 columns; the rest are in the help (?) and palette
+        Binding("ctrl+s", "save", "Save", tooltip="Save the case", id="cases.save"),
+        Binding("ctrl+n", "new", "New", tooltip="New case from a template", id="cases.new"),
+        Binding(
+            "ctrl+t",
+            "duplicate",
+            "Duplicate",
+            show=False,
+            tooltip="Duplicate this case",
+            id="cases.duplicate",
+        ),
+        Binding(
+            "f8", "delete", "Delete", show=False, tooltip="Delete this case", id="cases.delete"
+        ),
+        Binding(
+            "ctrl+r",
+            "revert",
+            "Revert",
+            show=False,
+            tooltip="Revert the draft to the saved case",
+            id="cases.revert",
+        ),
+        Binding("ctrl+g", "run_case", "Run it", tooltip="Run this case live", id="cases.run"),
+        Binding(
+            "slash,ctrl+f",
+            "search",
+            "Search",
+            tooltip="Search the cases by id or text",
+            id="cases.search",
+        ),
+        Binding(
+            "ctrl+l",
+            "reload",
+            "Reload file",
+            show=False,
+            tooltip="Reload the case file",
+            id="cases.reload",
+        ),
+        Binding(
+            "escape",
+            "focus_list",
+            "Back to the list",
+            show=False,
+            tooltip="Go back to the case list",
+            id="cases.list",
+        ),
     ]
 
     class Written(Message):

@@ -56,15 +56,64 @@ class HistoryScreen(AttemptActions, Screen[None]):
     CSS_PATH = "../history.tcss"
     AUTO_FOCUS = "#attempts"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "open_file", "Open file", id="history.open_file"),
-        Binding("f", "filters", "Filters", id="history.filters"),
-        Binding("slash", "search", "Search", id="history.search"),
-        Binding("x", "clear_filters", "Clear filters", id="history.clear"),
-        Binding("F", "failures", "Failures only", show=False, id="history.failures"),
-        Binding("T", "cycle_time", "Today / yesterday", show=False, id="history.time"),
-        Binding("escape", "focus_list", "Back to the list", show=False, id="history.list"),
+        # the footer shows what fits at 80 columns; the rest are in the help (?) and palette
+        Binding("o", "open_file", "Open file", tooltip="Open a run file", id="history.open_file"),
+        Binding(
+            "f",
+            "filters",
+            "Filters",
+            show=False,
+            tooltip="Show or hide the filters",
+            id="history.filters",
+        ),
+        Binding(
+            "slash",
+            "search",
+            "Search",
+            show=False,
+            tooltip="Search case ids and user messages",
+            id="history.search",
+        ),
+        Binding(
+            "x",
+            "clear_filters",
+            "Clear filters",
+            show=False,
+            tooltip="Clear every filter",
+            id="history.clear",
+        ),
+        Binding(
+            "F",
+            "failures",
+            "Failures",
+            tooltip="Show failures only (again: everything)",
+            id="history.failures",
+        ),
+        Binding(
+            "T",
+            "cycle_time",
+            "Today / yesterday",
+            show=False,
+            tooltip="Cycle the date filter: any day, today, yesterday",
+            id="history.time",
+        ),
+        Binding(
+            "escape",
+            "focus_list",
+            "Back to the list",
+            show=False,
+            tooltip="Go back to the attempt list",
+            id="history.list",
+        ),
         *[
-            Binding(b.key, b.action.replace("act(", "act_current("), b.description, id=b.id)
+            Binding(
+                b.key,
+                b.action.replace("act(", "act_current("),
+                b.description,
+                show=b.show,
+                tooltip=b.tooltip,
+                id=b.id,
+            )
             for b in ATTEMPT_BINDINGS
             if isinstance(b, Binding)
         ],

@@ -20,11 +20,14 @@ from toolstand.tui.templates import NEGATIVE, TEMPLATES
 
 
 class ConfirmModal(ModalScreen[bool]):
-    """A yes/no question; Escape answers no."""
+    """A yes/no question; Escape answers no, Left/Right move between the buttons."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "answer(False)", "No", id="confirm.no"),
         Binding("y", "answer(True)", "Yes", show=False, id="confirm.yes"),
+        # the buttons sit side by side: the arrows move between them as Tab does
+        Binding("left", "app.focus_previous", show=False, id="confirm.left"),
+        Binding("right", "app.focus_next", show=False, id="confirm.right"),
     ]
 
     def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:

@@ -35,10 +35,35 @@ class ReportScreen(Screen[None]):
     CSS_PATH = "../history.tcss"
     AUTO_FOCUS = "#metric-table"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "open_file", "Open file", id="report.open_file"),
-        Binding("e", "export_json", "Export JSON", id="report.export_json"),
-        Binding("c", "export_csv", "Export CSV", id="report.export_csv"),
-        Binding("ctrl+l", "recompute", "Recompute", id="report.recompute"),
+        Binding(
+            "o",
+            "open_file",
+            "Open file",
+            tooltip="Open a run file for the report",
+            id="report.open_file",
+        ),
+        Binding(
+            "e",
+            "export_json",
+            "Export JSON",
+            tooltip="Export the report as JSON",
+            id="report.export_json",
+        ),
+        Binding(
+            "c",
+            "export_csv",
+            "Export CSV",
+            tooltip="Export the error table as CSV",
+            id="report.export_csv",
+        ),
+        Binding(
+            "ctrl+l",
+            "recompute",
+            "Recompute",
+            show=False,
+            tooltip="Recompute the report from the file",
+            id="report.recompute",
+        ),
     ]
 
     class Computed(Message):
