@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Footer, Input, Select, Static
 
 from toolstand.casefile_edit import EditRefused, EditResult, append_line, delete_line, replace_line
 from toolstand.cases import CATEGORIES, CaseFile, load_cases
+from toolstand.printable import visible, visible_lines
 from toolstand.tui.caselist import BROKEN, rows
 from toolstand.tui.draft import Draft, FormValues, values_from_case
 from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
@@ -173,7 +174,7 @@ class CasesScreen(Screen[None]):
     def _draft_name(self) -> str:
         name = (self.draft.data or {}).get("id") if self.draft else None
         where = "new case" if self.line is None else "changes to case"
-        return f"the unsaved {where} {name or ''}".rstrip()
+        return f"the unsaved {where} {visible(str(name or ''))}".rstrip()
 
     def _open_line(self, number: int) -> None:
         casefile = self.tapp.project.casefile
@@ -228,7 +229,7 @@ class CasesScreen(Screen[None]):
         if d is not None and d.warnings and d.valid:
             text += f" · warning: {d.warnings[0]}"
         status = self.query_one("#draft-status", Static)
-        shown = f"{text}\n{note}" if note else text
+        shown = visible_lines(f"{text}\n{note}" if note else text)
         if str(status.content) != shown:
             status.update(shown)
         status.set_class(d is not None and not d.valid, "-invalid")
@@ -262,6 +263,14 @@ class CasesScreen(Screen[None]):
         self._leave_draft_then(partial(self._edit, values_from_case(copied), None, None))
 
     def action_revert(self) -> None:
+        """Back to the saved version; an unsaved new case has none, so it is dropped
+        only after asking, as ctrl+q asks."""
+        if self.line is None and self.dirty:
+            self._leave_draft_then(self._revert)
+            return
+        self._revert()
+
+    def _revert(self) -> None:
         line = self.line if self.line is not None else self.query_one(CaseTable).current_line
         if line is not None:
             self._open_line(line)
@@ -272,7 +281,7 @@ class CasesScreen(Screen[None]):
         if d is None or not d.valid or d.text is None:
             reason = d.reason if d else "nothing to save"
             self._status(f"not saved: {reason}")
-            self.notify(f"Not saved: {reason}", severity="error", markup=False)
+            self.notify(f"Not saved: {visible_lines(reason)}", severity="error", markup=False)
             return
         if not d.changed and self.line is not None:
             self._status("nothing changed")
@@ -290,7 +299,7 @@ class CasesScreen(Screen[None]):
         if self.line is None:
             self.action_revert()
             return
-        line, name = self.line, (self.original or {}).get("id", f"line {self.line}")
+        line, name = self.line, visible(str((self.original or {}).get("id", f"line {self.line}")))
         path = self.tapp.project.cases_path
 
         def answered(yes: bool | None) -> None:
@@ -330,12 +339,12 @@ class CasesScreen(Screen[None]):
         self.show_verdicts()
         self.query_one(CaseForm).rebase(project.casefile, self.line, self.original)
         self._status(f"saved to {project.cases_path.name}:{self.line}")
-        self.notify(f"Saved {event.data.get('id')}.", markup=False)
+        self.notify(f"Saved {visible(str(event.data.get('id')))}.", markup=False)
 
     @on(Refused)
     def _refused(self, event: Refused) -> None:
         self._status(f"not saved: {event.reason}")
-        self.notify(f"Not saved: {event.reason}", severity="error", markup=False)
+        self.notify(f"Not saved: {visible_lines(event.reason)}", severity="error", markup=False)
 
     def action_reload(self) -> None:
         self._reload()

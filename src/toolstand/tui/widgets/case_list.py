@@ -10,8 +10,10 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
 from toolstand.tui.caselist import Row
+from toolstand.tui.fit import fit_id
 
 _VERDICT_STYLE = {"pass": "green", "FAIL": "bold red", "err!": "yellow"}
+ID_WIDTH, CATEGORY_WIDTH, EXPECTS_WIDTH = 17, 10, 9  # all four columns in a 40-column pane
 
 
 class CaseTable(DataTable[str | Text]):
@@ -26,9 +28,9 @@ class CaseTable(DataTable[str | Text]):
 
     def on_mount(self) -> None:
         # fixed widths keep all four columns in view in a 40-column pane
-        self.add_column("id", key="id", width=17)
-        self.add_column("category", key="category", width=10)
-        self.add_column("expects", key="expects", width=9)
+        self.add_column("id", key="id", width=ID_WIDTH)
+        self.add_column("category", key="category", width=CATEGORY_WIDTH)
+        self.add_column("expects", key="expects", width=EXPECTS_WIDTH)
         self.add_column("last", key="last", width=4)
 
     def show(self, rows: list[Row], keep_line: int | None = None) -> None:
@@ -43,9 +45,9 @@ class CaseTable(DataTable[str | Text]):
         for row in rows:
             style = _VERDICT_STYLE.get(row.verdict, "")
             self.add_row(
-                Text(row.case_id, style="bold red" if row.problem else ""),
-                row.category,
-                row.expected,
+                Text(fit_id(row.case_id, ID_WIDTH), style="bold red" if row.problem else ""),
+                Text(fit_id(row.category, CATEGORY_WIDTH)),
+                Text(fit_id(row.expected, EXPECTS_WIDTH)),
                 Text(row.verdict, style=style),
                 key=str(row.line),
             )
