@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from textual.pilot import Pilot
 from textual.widgets import SelectionList, Static, TextArea
 
 from toolstand.tui.app import ToolstandApp
