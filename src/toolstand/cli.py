@@ -64,6 +64,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
 
     t = sub.add_parser("tui", help="the terminal UI (the default)")
+    t.add_argument("history", nargs="?", help="a run file (JSONL) to open in History")
+    t.add_argument("--history", dest="history_opt", metavar="PATH", help="the same, as an option")
     t.add_argument("--config")
     t.add_argument("--cases")
     t.add_argument("--tools")
@@ -165,9 +167,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    from toolstand.printable import visible
+
+    history = getattr(args, "history", None) or getattr(args, "history_opt", None)
+    if history is not None and not Path(history).is_file():
+        print(f"error: {visible(history)}: no such history file", file=sys.stderr)
+        return 2
     from toolstand.tui.app import run_app
 
-    return run_app(config=args.config, cases=args.cases, tools=args.tools)
+    return run_app(config=args.config, cases=args.cases, tools=args.tools, history=history)
 
 
 COMMANDS = {

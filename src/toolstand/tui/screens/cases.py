@@ -76,6 +76,8 @@ class CasesScreen(Screen[None]):
         self.draft: Draft | None = None
         self._note = ""  # the outcome of the last action, shown until the next edit
         self._next_note: str | None = None  # a note for the draft about to be loaded
+        self.where: str | None = None  # the run and mode whose verdicts "last" shows
+        self._listed_wheres: list[str] = []
 
     @property
     def tapp(self) -> ToolstandApp:
@@ -94,6 +96,7 @@ class CasesScreen(Screen[None]):
                         compact=True,
                     )
                     yield Select(KIND_FILTER, prompt="any kind", id="filter-kind", compact=True)
+                yield Select([], prompt="last: no run yet", id="filter-where", compact=True)
                 yield CaseTable(id="case-table")
             with Vertical(id="edit-pane"):
                 yield Static("", id="draft-status", markup=False)
@@ -126,8 +129,30 @@ class CasesScreen(Screen[None]):
     def show_verdicts(self) -> None:
         """Re-list the cases (after a filter change, a save, or new verdicts)."""
         app = self.tapp
-        listed = rows(app.project.casefile, app.verdicts, **self._filters())
+        where = self._where()
+        listed = rows(app.project.casefile, app.verdicts, where=where, **self._filters())
         self.query_one(CaseTable).show(listed, keep_line=self.line)
+
+    def _where(self) -> str | None:
+        """The run and mode of the "last" column: the one chosen, else the newest run's;
+        the selector lists every run and mode with a verdict."""
+        verdicts = self.tapp.verdicts
+        where = self.where if self.where in verdicts.wheres() else verdicts.latest
+        select = self.query_one("#filter-where", Select)
+        options = [(visible(f"last: {w}"), w) for w in verdicts.wheres()]
+        with self.prevent(Select.Changed):
+            if verdicts.wheres() != self._listed_wheres:
+                select.set_options(options)
+                self._listed_wheres = verdicts.wheres()
+            if where is not None and select.value != where:
+                select.value = where
+        return where
+
+    @on(Select.Changed, "#filter-where")
+    def _where_chosen(self, event: Select.Changed) -> None:
+        event.stop()
+        self.where = None if event.value is Select.NULL else str(event.value)
+        self.show_verdicts()
 
     @on(Input.Changed, "#search")
     @on(Select.Changed, "#filter-category")
