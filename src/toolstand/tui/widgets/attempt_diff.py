@@ -83,7 +83,7 @@ def _decision_rows(prefix: str, a: Any, b: Any) -> list[DiffRow]:
         for key in sorted({*(args_a or {}), *(args_b or {})}):
             rows.append(
                 DiffRow(
-                    f"{p}$.{key}",
+                    f"{p}$.{visible(str(key))}",
                     _show((args_a or {}).get(key, _MISSING)),
                     _show((args_b or {}).get(key, _MISSING)),
                 )
