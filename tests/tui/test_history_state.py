@@ -3,6 +3,7 @@ are odd or hostile (issue 14 items 3, 4, 14; issue 13 items 4 and 7)."""
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -128,7 +129,8 @@ async def test_escapes_in_a_history_are_shown_not_obeyed(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     recs = list(fixture_records(project))
-    evil = dict(recs[2], provider=f"sim{HOSTILE}", case_id=f"case{HOSTILE}{CSI}")
+    # a deep copy: the fixture's answers are shared objects
+    evil = copy.deepcopy(recs[2]) | {"provider": f"sim{HOSTILE}", "case_id": f"case{HOSTILE}{CSI}"}
     body = evil["response"]["body"]
     body["choices"][0]["message"]["content"] = f"hello{HOSTILE}{CSI}[bold]x[/bold]"
     evil["decision"] = dict(evil["decision"], text=f"hello{HOSTILE}{CSI}")
