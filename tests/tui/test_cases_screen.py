@@ -223,7 +223,12 @@ async def test_ids_cut_in_the_middle_and_escapes_spelled(app_for: AppFor, projec
         table = app.screen.query_one(CaseTable)
         ids = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
         # cut, and still told apart
-        assert ids[-3:-1] == ["recovery…gression", "recovery…ession_2"]
+        from toolstand.tui.fit import cut_middle
+
+        width = table.widths["id"]
+        assert 14 <= width < len(long_a["id"])
+        assert ids[-3:-1] == [cut_middle(long_a["id"], width), cut_middle(long_b["id"], width)]
+        assert ids[-3].startswith("recovery") and ids[-2].endswith("_2")
         table.focus()
         table.move_cursor(row=ids.index("evil"))
         form = app.screen.query_one(CaseForm)
@@ -241,3 +246,14 @@ async def test_ids_cut_in_the_middle_and_escapes_spelled(app_for: AppFor, projec
         await pilot.press("ctrl+s")
         await pilot.pause()
     assert cases.read_bytes() == before
+
+
+async def test_at_80x24_the_list_keeps_the_last_verdict_in_view(app_for: AppFor) -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.screen.query_one(CaseTable)
+        await pilot.pause()
+        keys = [str(k.value) for k in table.columns]
+        assert keys[0] == "id" and keys[-1] == "last"
+        used = sum(c.get_render_width(table) for c in table.columns.values())
+        assert used <= table.size.width - 2  # no column scrolled out of sight
