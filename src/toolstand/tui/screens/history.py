@@ -239,7 +239,7 @@ class HistoryScreen(AttemptActions, Screen[None]):
         shown = "\n".join(visible(f"line {w.line}: {w.message}") for w in new[:3])
         more = f"\n… and {len(new) - 3} more" if len(new) > 3 else ""
         self.notify(
-            f"{len(new)} line(s) of {Path(ix.path).name} skipped:\n{shown}{more}",
+            f"{len(new)} line(s) of {visible(Path(ix.path).name)} skipped:\n{shown}{more}",
             severity="warning",
             markup=False,
         )
