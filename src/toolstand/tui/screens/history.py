@@ -367,7 +367,10 @@ class HistoryScreen(AttemptActions, Screen[None]):
             first = bar.query_one("#f-verdict", SelectionList)
             if first.highlighted is None and first.option_count:
                 first.highlighted = 0
-            first.focus()
+            # the panel opens at its top, the verdicts in view: a focus that scrolled
+            # before the panel's first layout would hide the text box and the time
+            bar.scroll_home(animate=False)
+            first.focus(scroll_visible=False)
         else:
             self.action_focus_list()
 
