@@ -42,6 +42,7 @@ def test_cases_screen_with_an_error_at_the_field(snap_compare: Any, app_for: App
         await wait_for(
             pilot, lambda: "cannot save" in str(app.screen.query_one("#draft-status").render())
         )
+        await pilot.pause()  # the field's error laid out first: the scroll depends on it
         app.screen.query_one(CaseForm).scroll_to_widget(
             app.screen.query_one("#field-arguments"), animate=False
         )
