@@ -195,8 +195,18 @@ def _parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="seed of the personas' choices (default: %(default)s)"
     )
 
-    t = _sub(
-        sub, "tui", "the terminal UI (the default)", "toolstand tui --config config.example.json"
+    t = _sub(sub, "tui", "the terminal UI (the default)", "toolstand tui runs/demo.jsonl")
+    t.add_argument(
+        "history",
+        nargs="?",
+        metavar="HISTORY",
+        help="a history (runs/*.jsonl) to open in History (default: none; opens on Cases)",
+    )
+    t.add_argument(
+        "--history",
+        dest="history_opt",
+        metavar="PATH",
+        help="the same as HISTORY, as an option, e.g. --history runs/demo.jsonl",
     )
     t.add_argument(
         "--config", help="the run configuration (default: config.json, else config.example.json)"
@@ -347,9 +357,15 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
+    from toolstand.printable import visible
+
+    history = getattr(args, "history", None) or getattr(args, "history_opt", None)
+    if history is not None and not Path(history).is_file():
+        print(f"error: {visible(history)}: no such history file", file=sys.stderr)
+        return 2
     from toolstand.tui.app import run_app
 
-    return run_app(config=args.config, cases=args.cases, tools=args.tools)
+    return run_app(config=args.config, cases=args.cases, tools=args.tools, history=history)
 
 
 COMMANDS = {

@@ -147,10 +147,11 @@ def _allowed(ix: HistoryIndex, q: Query, facet: str) -> set[int] | None:
         return None
     if facet == "error":
         return {c for c, codes in enumerate(col.values) if chosen.intersection(codes)}
-    return {c for c, v in enumerate(col.values) if _label(v) in chosen}
+    return {c for c, v in enumerate(col.values) if value_label(v) in chosen}
 
 
-def _label(value: Any) -> str:
+def value_label(value: Any) -> str:
+    """A facet value as queries and counts name it: None (a missing field) is "?"."""
     return "?" if value is None else str(value)
 
 
@@ -160,7 +161,7 @@ def _text_mask(ix: HistoryIndex, text: str, start: int, end: int) -> bytes | Non
         return None
     n = end - start
     cases = ix.facets["case"]
-    by_id = {c for c, v in enumerate(cases.values) if needle in _label(v).casefold()}
+    by_id = {c for c, v in enumerate(cases.values) if needle in value_label(v).casefold()}
     mask = _mask(cases.codes[start:end], by_id, len(cases.values))
     per_run: dict[int, set[int]] = {}
     for (run, case), user in list(ix.user_text.items()):
@@ -199,7 +200,7 @@ def _count(col: Facet, codes: Any, mask: bytes | None) -> Counter[Any]:
         return out
     for c, k in raw.items():
         if k:
-            out[col.values[c] if col.name == "day" else _label(col.values[c])] += k
+            out[col.values[c] if col.name == "day" else value_label(col.values[c])] += k
     return out
 
 

@@ -122,6 +122,23 @@ def _raw(col: Any) -> tuple[str, bytes]:
     return "B", bytes(col)
 
 
+def stored_rows(history: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """(attempts, end offset) a sidecar that still matches ``history`` holds, reading
+    only its head: what the file picker counts without indexing anything."""
+    path = os.fspath(history)
+    try:
+        with open(sidecar_path(path), "rb") as fh:
+            if fh.read(len(MAGIC)) != MAGIC:
+                return None
+            head = orjson.loads(fh.read(int.from_bytes(fh.read(8), "little")))
+        rows, end = int(head["rows"]), int(head["end"])
+        if os.path.getsize(path) < end or head["fingerprint"] != _fingerprint(path, end):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return rows, end
+
+
 def load(ix: HistoryIndex) -> bool:
     """Fill an empty ``ix`` from its sidecar when the sidecar still matches the file."""
     if ix.rows:

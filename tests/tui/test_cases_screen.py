@@ -185,3 +185,75 @@ async def test_a_stale_file_is_refused_and_the_draft_kept(app_for: AppFor, proje
         await wait_for(pilot, lambda: "changed on disk" in text_of(app, "#draft-status"))
         assert cases.read_bytes() == changed
         assert app.screen.query_one("#f-note", Input).value == "mine"
+
+
+async def test_revert_on_an_unsaved_new_case_asks_first(app_for: AppFor) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_template(pilot, app, "boundary")
+        form = app.screen.query_one(CaseForm)
+        assert form.own_line is None and app.unsaved is not None
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("escape")  # keep editing: the new case stays
+        await wait_for(pilot, lambda: isinstance(app.screen, CasesScreen))
+        assert form.own_line is None and form.values().id == "boundary_new"
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")  # discard: back to the case under the cursor
+        await wait_for(pilot, lambda: form.own_line is not None)
+        assert form.values().id != "boundary_new" and app.unsaved is None
+
+
+HOSTILE = "\x1b]0;TITLE\x07\x1b[2J"
+
+
+async def test_ids_cut_in_the_middle_and_escapes_spelled(app_for: AppFor, project: Path) -> None:
+    cases = project / "cases" / "delivery.jsonl"
+    # two promotions of one case: cut at the end they would read the same
+    long_a = {"id": "recovery_after_timeout_regression", "user": "a", "expect": {"kind": "text"}}
+    long_b = dict(long_a, id="recovery_after_timeout_regression_2")
+    evil = {"id": "evil", "user": f"где{HOSTILE}\x9b заказ?", "expect": {"kind": "text",
+            "contains_any": [f"ORD{HOSTILE}"]}, "note": f"n{HOSTILE}"}  # fmt: skip
+    lines = [orjson.dumps(x) for x in (long_a, long_b, evil)]
+    cases.write_bytes(cases.read_bytes() + b"\n".join(lines) + b"\n")
+    before = cases.read_bytes()
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.screen.query_one(CaseTable)
+        ids = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        # cut, and still told apart
+        from toolstand.tui.fit import cut_middle
+
+        width = table.widths["id"]
+        assert 14 <= width < len(long_a["id"])
+        assert ids[-3:-1] == [cut_middle(long_a["id"], width), cut_middle(long_b["id"], width)]
+        assert ids[-3].startswith("recovery") and ids[-2].endswith("_2")
+        table.focus()
+        table.move_cursor(row=ids.index("evil"))
+        form = app.screen.query_one(CaseForm)
+        await wait_for(pilot, lambda: form.values().id == "evil")
+        await pilot.pause()
+        user = app.screen.query_one("#f-user", TextArea).text
+        assert "\x1b" not in user and "\x9b" not in user and "\\x1b]0;TITLE\\x07" in user
+        assert app.screen.query_one("#f-note", Input).value == "n\\x1b]0;TITLE\\x07\\x1b[2J"
+        assert "\\x1b" in app.screen.query_one("#f-contains", TextArea).text
+        painted = app.export_screenshot()
+        assert "\x1b" not in painted and "\x9b" not in painted
+        # shown spelled, left as shown: the case is unchanged, its values exact
+        assert form.draft is not None and not form.draft.changed
+        assert "saved" in text_of(app, "#draft-status")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert cases.read_bytes() == before
+
+
+async def test_at_80x24_the_list_keeps_the_last_verdict_in_view(app_for: AppFor) -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.screen.query_one(CaseTable)
+        await pilot.pause()
+        keys = [str(k.value) for k in table.columns]
+        assert keys[0] == "id" and keys[-1] == "last"
+        used = sum(c.get_render_width(table) for c in table.columns.values())
+        assert used <= table.size.width - 2  # no column scrolled out of sight

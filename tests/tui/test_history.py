@@ -412,3 +412,48 @@ def test_a_promoted_case_keeps_the_expectation_under_a_new_id(project: Path) -> 
     data, said = promoted_case(gone, casefile)
     assert data["id"] == "deleted_case_regression" and data["user"] == "Что с заказом?"
     assert data["expect"] == {"kind": "text"} and "not in" in said
+
+
+def test_a_promoted_second_turn_failure_pins_its_mode_and_the_result_sent(project: Path) -> None:
+    casefile = load_cases(project / "cases" / "delivery.jsonl")
+    sent = {"ok": False, "error": {"code": "already_shipped", "retryable": False}}
+    rec = {
+        "case_id": "recovery_already_shipped", "provider": "sim", "model": "sim-eager",
+        "mode": "forced", "attempt": 2, "run_id": "r1",
+        "judgement": {"verdict": "fail", "errors": [{"code": "false_success", "turn": 2}]},
+        "second_turn": {"tool_results": [{"call_id": "c1", "name": "cancel_order", "result": sent}],
+                        "judgement": {"passed": False}},
+    }  # fmt: skip
+    data, said = promoted_case(rec, casefile)
+    assert "in mode forced" in data["note"] and "false_success" in data["note"]
+    assert data["followup"]["tool_results"] == {"cancel_order": sent}
+    original = casefile.by_id()["recovery_already_shipped"].followup
+    assert original is not None and data["followup"]["must_not_call"] == original.must_not_call
+    assert "pinned (cancel_order)" in said
+    # a first-turn failure pins nothing: the executor's defaults were never sent
+    passed_second = dict(rec, judgement={"verdict": "fail", "errors": [{"code": "wrong_tool"}]})
+    passed_second["second_turn"] = dict(rec["second_turn"], judgement={"passed": True})
+    data, _ = promoted_case(passed_second, casefile)
+    assert "tool_results" not in (data.get("followup") or {})
+
+
+def test_the_diff_rounds_latency_and_marks_cut_values() -> None:
+    from toolstand.tui.widgets.attempt_diff import _cut, diff_records
+
+    a = {"latency_ms": 123.456789, "decision": {"kind": "text", "text": "x" * 300}}
+    b = {"latency_ms": 98.7, "decision": {"kind": "text", "text": "y"}}
+    rows = {r.field: r for r in diff_records(a, b)}
+    assert (rows["latency_ms"].a, rows["latency_ms"].b) == ("123 ms", "99 ms")
+    assert rows["latency_ms"].b != "—" and diff_records({}, {})[-4].a == "—"
+    assert _cut("x" * 300, 20) == "x" * 19 + "…" and _cut("short", 20) == "short"
+
+
+def test_a_huge_body_is_shown_cut_with_how_much_is_left() -> None:
+    from toolstand.tui.widgets.attempt_detail import SHOWN_BYTES, pretty, shown
+
+    text = pretty({"content": "é" * (1 << 20)})  # 2 MB of UTF-8
+    out = shown(text)
+    assert len(out.encode()) < SHOWN_BYTES + 100
+    rest = len(text.encode()) - len(out.split("\n… ")[0].encode())
+    assert out.endswith(f"… {rest:,} more bytes, y copies all")
+    assert shown('{"a": "\x9b"}') == '{"a": "\\x9b"}'

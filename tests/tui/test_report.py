@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -144,3 +145,56 @@ def test_report_screen_snapshot(
         await pilot.pause()
 
     assert snap_compare(app_for(), terminal_size=SIZE, run_before=show)
+
+
+async def test_a_file_that_is_not_a_history_leaves_nothing_of_the_last_one(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    write_history(project)
+    notes = project / "runs" / "notes.jsonl"
+    notes.write_bytes(b"".join(b"plain text line %d\n" % i for i in range(9)) + b"no newline")
+    os.utime(notes, (1e9, 1e9))  # older: the fixture opens first
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_report(pilot, app)
+        assert screen.query_one("#case-table-r", DataTable).row_count == 3
+        screen.open(str(notes))
+        await wait_for(
+            pilot, lambda: screen.report is not None and screen.report.files[0] == str(notes)
+        )
+        await pilot.pause()
+        assert screen.query_one("#case-table-r", DataTable).row_count == 0
+        assert "no cases" in str(screen.query_one("#cases-title", Static).render())
+        status = str(screen.query_one("#report-status", Static).render())
+        assert "notes.jsonl holds no attempts" in status
+        # the History screen follows: the file the Report opened is the one it shows
+        app.history_path = str(notes)  # type: ignore[attr-defined]
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: getattr(app.screen, "path", None) == str(notes))
+        history = app.screen
+        await wait_for(pilot, lambda: not getattr(history, "indexing", True))
+        await pilot.pause()
+        said = str(history.query_one("#history-status", Static).render())
+        assert "notes.jsonl is not a toolstand history" in said and "line 1" in said
+
+
+async def test_the_report_shows_escapes_spelled(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+    evil = dict(recs[0], provider="sim\x1b]0;T\x07", case_id="case\x1b[2J\x9b")
+    with open(project / "runs" / "fixture.jsonl", "ab") as fh:
+        fh.write(orjson.dumps(evil) + b"\n")
+    app = app_for()
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await open_report(pilot, app)
+        metrics = cells(screen.query_one("#metric-table", DataTable))
+        assert any(r[0].startswith("sim\\x1b]0;T\\x07/sim-careful") for r in metrics), metrics
+        for row in range(len(metrics)):
+            screen.query_one("#metric-table", DataTable).move_cursor(row=row)
+            await pilot.pause()
+            for table in ("#metric-table", "#error-table", "#case-table-r"):
+                for r in cells(screen.query_one(table, DataTable)):
+                    assert not any("\x1b" in c or "\x9b" in c for c in r)
+        shown = app.export_screenshot()
+        assert "\x1b" not in shown and "\x9b" not in shown

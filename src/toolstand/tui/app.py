@@ -25,7 +25,7 @@ from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.project import Project, load_project
 from toolstand.tui.registry import SCREENS, factory
 from toolstand.tui.screens.modals import ConfirmModal
-from toolstand.tui.verdicts import LastVerdict, last_verdicts
+from toolstand.tui.verdicts import LastVerdict, Verdicts, last_verdicts
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
 BLURRED_CURSOR = 0.2  # how much of the foreground a cursor row keeps when its list is not focused
@@ -83,7 +83,7 @@ class ToolstandApp(App[int]):
     ]
 
     class VerdictsLoaded(Message):
-        def __init__(self, verdicts: dict[str, LastVerdict]) -> None:
+        def __init__(self, verdicts: Verdicts) -> None:
             super().__init__()
             self.verdicts = verdicts
 
@@ -92,7 +92,7 @@ class ToolstandApp(App[int]):
         self.project = project
         self.blink = blink
         self.start_mode = start_mode
-        self.verdicts: dict[str, LastVerdict] = {}
+        self.verdicts = Verdicts()
         self.selected_case_id: str | None = None
         self.unsaved: str | None = None  # what the Cases screen would lose, if anything
         self.run_on_show = False  # the Run screen starts the selected case when shown
@@ -127,12 +127,12 @@ class ToolstandApp(App[int]):
     @on(VerdictsLoaded)
     def _verdicts_loaded(self, message: VerdictsLoaded) -> None:
         # the live attempts of this session are newer than anything the scan found
-        self.verdicts = {**message.verdicts, **self.verdicts}
+        self.verdicts = self.verdicts.over(message.verdicts)
         self._refresh_cases()
 
     def record_verdict(self, case_id: str, verdict: LastVerdict) -> None:
         """A live attempt just ended: its verdict is now the case's last known one."""
-        self.verdicts[case_id] = verdict
+        self.verdicts.add(case_id, verdict)
         self._refresh_cases()
 
     def _refresh_cases(self) -> None:
@@ -235,22 +235,32 @@ def make_app(
     blink: bool = True,
     start_mode: str = "cases",
     keymap: dict[str, str] | None = None,
+    history: str | None = None,
 ) -> ToolstandApp:
-    """The app over the project in ``root`` (the current directory by default)."""
+    """The app over the project in ``root`` (the current directory by default); with
+    ``history``, that run file open in History."""
     project = load_project(root or Path.cwd(), config, cases, tools)
-    app = ToolstandApp(project, blink=blink, start_mode=start_mode)
+    app = ToolstandApp(project, blink=blink, start_mode="history" if history else start_mode)
+    if history:
+        app.history_path = os.path.abspath(history)  # type: ignore[attr-defined]
     if keymap:
         app.set_keymap(keymap)
     return app
 
 
-def run_app(config: str | None = None, cases: str | None = None, tools: str | None = None) -> int:
-    """Run the TUI; 2 when the project's files cannot be used (the problems on stderr)."""
+def run_app(
+    config: str | None = None,
+    cases: str | None = None,
+    tools: str | None = None,
+    history: str | None = None,
+) -> int:
+    """Run the TUI (``history``: open that run file in History); 2 when the project's
+    files cannot be used (the problems on stderr)."""
     try:
         keymap = load_keymap(os.environ.get(KEYMAP_ENV))
     except ValueError as exc:
         print(f"error: {KEYMAP_ENV}={exc}", file=sys.stderr)
         return 2
-    app = make_app(config, cases, tools, keymap=keymap)
+    app = make_app(config, cases, tools, keymap=keymap, history=history)
     result = app.run()
     return result if isinstance(result, int) else 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toolstand.cases import CaseFile, CaseLine
-from toolstand.tui.verdicts import LastVerdict
+from toolstand.tui.verdicts import Verdicts
 
 BROKEN = "broken"  # the kind filter's value for lines that do not load
 
@@ -33,13 +33,15 @@ def expected_of(line: CaseLine) -> str:
 
 def rows(
     casefile: CaseFile,
-    verdicts: dict[str, LastVerdict],
+    verdicts: Verdicts,
     *,
+    where: str | None = None,
     query: str = "",
     category: str | None = None,
     kind: str | None = None,
 ) -> list[Row]:
-    """The case lines that pass the filters; broken lines too, with their problem."""
+    """The case lines that pass the filters; broken lines too, with their problem; each
+    with its last verdict in the run and mode ``where`` ("provider/model mode")."""
     problems = {p.line: p for p in casefile.problems}
     needle = query.casefold().strip()
     out = []
@@ -61,7 +63,7 @@ def rows(
             continue
         if needle and needle not in f"{case.id}\n{line.text}".casefold():
             continue
-        v = verdicts.get(case.id)
+        v = verdicts.of(case.id, where)
         out.append(
             Row(line.number, case.id, case.category or "", expected_of(line), v.mark if v else "")
         )

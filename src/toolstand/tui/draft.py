@@ -8,6 +8,8 @@ the field the user can fix.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +20,7 @@ from toolstand.cases import CaseFile, CaseLine, parse_case_line
 from toolstand.check import check_cases
 from toolstand.contract import Contract, ToolSpec
 from toolstand.judge import schema_violations
+from toolstand.printable import visible, visible_lines
 from toolstand.problems import LoadError, Problem
 
 ROLES = ("user", "assistant")
@@ -72,12 +75,29 @@ class Draft:
         return self.errors[0] if self.errors else ""
 
 
+# orjson escapes C0 controls in JSON text but leaves DEL and C1 as they are; escaped as
+# \u00XX they read the same to JSON and cannot drive the terminal
+_RAW_IN_JSON = re.compile("[\x7f-\x9f]")
+
+
 def _pretty(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _lines(values: list[str] | None) -> str:
-    return "\n".join(values or [])
+    """One item a line; control characters (a newline inside an item too) spelled."""
+    return "\n".join(visible(str(v)) for v in values or [])
+
+
+def _messages(messages: Any) -> str:
+    return visible_lines("\n".join(f"{m.get('role')}: {m.get('content')}" for m in messages or []))
+
+
+def _kept(typed: str, original: Any, spell: Callable[[Any], str]) -> bool:
+    """The form shows ``original`` spelled (control characters as \\xNN) and the user
+    left it as shown: the original value stands, not its spelling."""
+    return original is not None and typed == spell(original)
 
 
 def values_from_case(data: dict[str, Any]) -> FormValues:
@@ -87,11 +107,11 @@ def values_from_case(data: dict[str, Any]) -> FormValues:
     mnc = expect.get("must_not_call")
     messages = data.get("messages")
     v = FormValues(
-        id=str(data.get("id", "")),
+        id=visible(str(data.get("id", ""))),
         category=data.get("category"),
         conversation=messages is not None,
-        user=data.get("user") or "",
-        messages="\n".join(f"{m.get('role')}: {m.get('content')}" for m in messages or []),
+        user=visible_lines(data.get("user") or ""),
+        messages=_messages(messages),
         all_tools=data.get("active_tools") is None,
         active_tools=list(data.get("active_tools") or []),
         kind=expect.get("kind", "text"),
@@ -104,7 +124,7 @@ def values_from_case(data: dict[str, Any]) -> FormValues:
         must_not_call_tools=list(mnc) if isinstance(mnc, list) else [],
         contains_any=_lines(expect.get("contains_any")),
         followup=followup is not None,
-        note=data.get("note") or "",
+        note=visible(data.get("note") or ""),
     )
     if followup is not None:
         if followup.get("tool_results"):
@@ -213,7 +233,9 @@ class _Builder:
             e["must_not_call"] = True
         elif v.must_not_call == "tools":
             e["must_not_call"] = self._in_contract_order(v.must_not_call_tools)
-        if contains := _string_lines(v.contains_any):
+        if _kept(v.contains_any, original.get("contains_any"), _lines):
+            e["contains_any"] = original["contains_any"]
+        elif contains := _string_lines(v.contains_any):
             e["contains_any"] = contains
         return _ordered(e, original)
 
@@ -230,10 +252,14 @@ class _Builder:
                 f["tool_results"] = results
         if v.followup_must_not_call:
             f["must_not_call"] = self._in_contract_order(v.followup_must_not_call)
-        if contains := _string_lines(v.followup_contains_any):
-            f["contains_any"] = contains
-        if avoid := _string_lines(v.must_not_contain):
-            f["must_not_contain"] = avoid
+        for key, typed in (
+            ("contains_any", v.followup_contains_any),
+            ("must_not_contain", v.must_not_contain),
+        ):
+            if _kept(typed, original.get(key), _lines):
+                f[key] = original[key]
+            elif items := _string_lines(typed):
+                f[key] = items
         return _ordered(f, original)
 
     def _in_contract_order(self, names: list[str]) -> list[str]:
@@ -242,22 +268,27 @@ class _Builder:
 
     def case(self, v: FormValues, original: dict[str, Any] | None) -> dict[str, Any]:
         orig = original or {}
-        d: dict[str, Any] = {"id": v.id.strip()}
+        kept = _kept(v.id, orig.get("id"), lambda x: visible(str(x)))
+        d: dict[str, Any] = {"id": orig["id"] if kept else v.id.strip()}
         if v.category:
             d["category"] = v.category
-        if v.conversation:
+        if v.conversation and _kept(v.messages, orig.get("messages"), _messages):
+            d["messages"] = orig["messages"]
+        elif v.conversation:
             messages, problem = parse_conversation(v.messages)
             if problem:
                 self.fail("prompt", problem)
             d["messages"] = messages
         else:
-            d["user"] = v.user
+            d["user"] = orig["user"] if _kept(v.user, orig.get("user"), visible_lines) else v.user
         if not v.all_tools:
             d["active_tools"] = self._in_contract_order(v.active_tools)
         d["expect"] = self.expect(v, orig.get("expect") or {})
         if v.followup:
             d["followup"] = self.followup(v, orig.get("followup") or {})
-        if v.note.strip():
+        if _kept(v.note, orig.get("note"), visible):
+            d["note"] = orig["note"]
+        elif v.note.strip():
             d["note"] = v.note
         return _ordered(d, orig)
 

@@ -3,7 +3,7 @@ thread worker). Only the summary head of each attempt line is decoded."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,37 @@ class LastVerdict:
         return {"pass": "pass", "fail": "FAIL"}.get(self.verdict, "err!")
 
 
+@dataclass
+class Verdicts:
+    """The last verdict of each case per run and mode ("provider/model mode"): the case
+    list shows one run and mode's, never whichever run happened to be the latest."""
+
+    by_case: dict[str, dict[str, LastVerdict]] = field(default_factory=dict)
+    latest: str | None = None  # the run and mode of the newest attempt seen
+
+    def add(self, case_id: str, verdict: LastVerdict) -> None:
+        self.by_case.setdefault(case_id, {})[verdict.where] = verdict
+        self.latest = verdict.where
+
+    def of(self, case_id: str, where: str | None) -> LastVerdict | None:
+        return self.by_case.get(case_id, {}).get(where or "")
+
+    def wheres(self) -> list[str]:
+        """Every run and mode with a verdict, sorted."""
+        return sorted({w for per in self.by_case.values() for w in per})
+
+    def over(self, older: Verdicts) -> Verdicts:
+        """These verdicts laid over ``older`` ones (a session's live runs over the scan)."""
+        out = Verdicts({c: dict(per) for c, per in older.by_case.items()}, older.latest)
+        for case_id, per in self.by_case.items():
+            out.by_case.setdefault(case_id, {}).update(per)
+        out.latest = self.latest or older.latest
+        return out
+
+    def __contains__(self, case_id: object) -> bool:
+        return case_id in self.by_case
+
+
 def verdict_of(rec: dict[str, Any]) -> LastVerdict | None:
     if rec.get("type") != "attempt" or "case_id" not in rec:
         return None
@@ -32,9 +63,10 @@ def verdict_of(rec: dict[str, Any]) -> LastVerdict | None:
     return LastVerdict(verdict, f"{rec.get('provider')}/{rec.get('model')} {rec.get('mode')}")
 
 
-def last_verdicts(runs_dir: Path) -> tuple[dict[str, LastVerdict], list[HistoryWarning]]:
-    """Each case's most recent attempt across runs/*.jsonl (files by modification time)."""
-    out: dict[str, LastVerdict] = {}
+def last_verdicts(runs_dir: Path) -> tuple[Verdicts, list[HistoryWarning]]:
+    """Each case's most recent attempt per run and mode across runs/*.jsonl (files by
+    modification time)."""
+    out = Verdicts()
     warnings: list[HistoryWarning] = []
     if not runs_dir.is_dir():
         return out, warnings
@@ -44,7 +76,7 @@ def last_verdicts(runs_dir: Path) -> tuple[dict[str, LastVerdict], list[HistoryW
             for entry in scan(path, level="metrics", warnings=warnings):
                 v = verdict_of(entry.record)
                 if v is not None:
-                    out[str(entry.record["case_id"])] = v
+                    out.add(str(entry.record["case_id"]), v)
         except OSError as exc:
             warnings.append(HistoryWarning(str(path), 0, f"cannot read: {exc.strerror}"))
     return out, warnings

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from toolstand.history import read_record
+from toolstand.printable import visible
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.attempt_diff import AttemptDiff
 from toolstand.tui.widgets.nav import NavBar
@@ -224,7 +225,8 @@ class DiffScreen(Screen[None]):
         self.rows = self.query_one(AttemptDiff).show(event.a, event.b)
         differ = sum(not r.same for r in self.rows)
         self.query_one("#diff-head", Static).update(
-            f"A: {_who(event.a)}\nB: {_who(event.b)}\n{differ} of {len(self.rows)} fields differ"
+            f"A: {visible(_who(event.a))}\nB: {visible(_who(event.b))}\n"
+            f"{differ} of {len(self.rows)} fields differ"
         )
         self.query_one(AttemptDiff).focus()
 

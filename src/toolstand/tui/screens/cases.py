@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Footer, Input, Select, Static
 
 from toolstand.casefile_edit import EditRefused, EditResult, append_line, delete_line, replace_line
 from toolstand.cases import CATEGORIES, CaseFile, load_cases
+from toolstand.printable import visible, visible_lines
 from toolstand.tui.caselist import BROKEN, rows
 from toolstand.tui.draft import Draft, FormValues, values_from_case
 from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
@@ -112,6 +113,8 @@ class CasesScreen(Screen[None]):
         self.draft: Draft | None = None
         self._note = ""  # the outcome of the last action, shown until the next edit
         self._next_note: str | None = None  # a note for the draft about to be loaded
+        self.where: str | None = None  # the run and mode whose verdicts "last" shows
+        self._listed_wheres: list[str] = []
 
     @property
     def tapp(self) -> ToolstandApp:
@@ -130,6 +133,7 @@ class CasesScreen(Screen[None]):
                         compact=True,
                     )
                     yield Select(KIND_FILTER, prompt="any kind", id="filter-kind", compact=True)
+                yield Select([], prompt="last: no run yet", id="filter-where", compact=True)
                 yield CaseTable(id="case-table")
             with Vertical(id="edit-pane"):
                 yield Static("", id="draft-status", markup=False)
@@ -162,8 +166,30 @@ class CasesScreen(Screen[None]):
     def show_verdicts(self) -> None:
         """Re-list the cases (after a filter change, a save, or new verdicts)."""
         app = self.tapp
-        listed = rows(app.project.casefile, app.verdicts, **self._filters())
+        where = self._where()
+        listed = rows(app.project.casefile, app.verdicts, where=where, **self._filters())
         self.query_one(CaseTable).show(listed, keep_line=self.line)
+
+    def _where(self) -> str | None:
+        """The run and mode of the "last" column: the one chosen, else the newest run's;
+        the selector lists every run and mode with a verdict."""
+        verdicts = self.tapp.verdicts
+        where = self.where if self.where in verdicts.wheres() else verdicts.latest
+        select = self.query_one("#filter-where", Select)
+        options = [(visible(f"last: {w}"), w) for w in verdicts.wheres()]
+        with self.prevent(Select.Changed):
+            if verdicts.wheres() != self._listed_wheres:
+                select.set_options(options)
+                self._listed_wheres = verdicts.wheres()
+            if where is not None and select.value != where:
+                select.value = where
+        return where
+
+    @on(Select.Changed, "#filter-where")
+    def _where_chosen(self, event: Select.Changed) -> None:
+        event.stop()
+        self.where = None if event.value is Select.NULL else str(event.value)
+        self.show_verdicts()
 
     @on(Input.Changed, "#search")
     @on(Select.Changed, "#filter-category")
@@ -210,7 +236,7 @@ class CasesScreen(Screen[None]):
     def _draft_name(self) -> str:
         name = (self.draft.data or {}).get("id") if self.draft else None
         where = "new case" if self.line is None else "changes to case"
-        return f"the unsaved {where} {name or ''}".rstrip()
+        return f"the unsaved {where} {visible(str(name or ''))}".rstrip()
 
     def _open_line(self, number: int) -> None:
         casefile = self.tapp.project.casefile
@@ -265,7 +291,7 @@ class CasesScreen(Screen[None]):
         if d is not None and d.warnings and d.valid:
             text += f" · warning: {d.warnings[0]}"
         status = self.query_one("#draft-status", Static)
-        shown = f"{text}\n{note}" if note else text
+        shown = visible_lines(f"{text}\n{note}" if note else text)
         if str(status.content) != shown:
             status.update(shown)
         status.set_class(d is not None and not d.valid, "-invalid")
@@ -299,6 +325,14 @@ class CasesScreen(Screen[None]):
         self._leave_draft_then(partial(self._edit, values_from_case(copied), None, None))
 
     def action_revert(self) -> None:
+        """Back to the saved version; an unsaved new case has none, so it is dropped
+        only after asking, as ctrl+q asks."""
+        if self.line is None and self.dirty:
+            self._leave_draft_then(self._revert)
+            return
+        self._revert()
+
+    def _revert(self) -> None:
         line = self.line if self.line is not None else self.query_one(CaseTable).current_line
         if line is not None:
             self._open_line(line)
@@ -309,7 +343,7 @@ class CasesScreen(Screen[None]):
         if d is None or not d.valid or d.text is None:
             reason = d.reason if d else "nothing to save"
             self._status(f"not saved: {reason}")
-            self.notify(f"Not saved: {reason}", severity="error", markup=False)
+            self.notify(f"Not saved: {visible_lines(reason)}", severity="error", markup=False)
             return
         if not d.changed and self.line is not None:
             self._status("nothing changed")
@@ -327,7 +361,7 @@ class CasesScreen(Screen[None]):
         if self.line is None:
             self.action_revert()
             return
-        line, name = self.line, (self.original or {}).get("id", f"line {self.line}")
+        line, name = self.line, visible(str((self.original or {}).get("id", f"line {self.line}")))
         path = self.tapp.project.cases_path
 
         def answered(yes: bool | None) -> None:
@@ -367,12 +401,12 @@ class CasesScreen(Screen[None]):
         self.show_verdicts()
         self.query_one(CaseForm).rebase(project.casefile, self.line, self.original)
         self._status(f"saved to {project.cases_path.name}:{self.line}")
-        self.notify(f"Saved {event.data.get('id')}.", markup=False)
+        self.notify(f"Saved {visible(str(event.data.get('id')))}.", markup=False)
 
     @on(Refused)
     def _refused(self, event: Refused) -> None:
         self._status(f"not saved: {event.reason}")
-        self.notify(f"Not saved: {event.reason}", severity="error", markup=False)
+        self.notify(f"Not saved: {visible_lines(event.reason)}", severity="error", markup=False)
 
     def action_reload(self) -> None:
         self._reload()

@@ -29,6 +29,7 @@ from toolstand.history import read_record
 from toolstand.history_files import list_run_files
 from toolstand.history_index import HistoryIndex
 from toolstand.history_query import Query, QueryResult, run_query
+from toolstand.printable import visible
 from toolstand.tui.screens.attempt import ATTEMPT_BINDINGS, AttemptScreen, DiffScreen
 from toolstand.tui.screens.history_actions import AttemptActions
 from toolstand.tui.screens.run_picker import RunPicker
@@ -45,6 +46,11 @@ POLL_S = 1.0
 QUERY_SLICE = 1 << 17  # rows per query pass
 PROGRESS_S = 0.25
 SAVE_ROWS = 200_000  # a cold index saves its sidecar every so many new rows
+
+
+def not_a_history(ix: HistoryIndex, indexing: bool) -> bool:
+    """Read to the end and found neither a run header nor an attempt."""
+    return not indexing and ix.rows == 0 and not ix.headers and (ix.end > 0 or bool(ix.warnings))
 
 
 def today() -> date:
@@ -153,6 +159,8 @@ class HistoryScreen(AttemptActions, Screen[None]):
         self.indexing = False
         self.querying = False
         self.marked: int | None = None
+        self.warned = 0  # the index's warnings already told
+        self.to_top = False  # the next full result is a new filter's: show it from the top
 
     @property
     def tapp(self) -> ToolstandApp:
@@ -195,13 +203,24 @@ class HistoryScreen(AttemptActions, Screen[None]):
         self.index = HistoryIndex(path)
         self.result = None
         self.marked = None
+        self.warned = 0
+        # everything derived from the last file goes: its facet values, counts and filters
+        self.query_one(FilterBar).reset()
+        self.query_ = Query()
+        self.querying = False
         lst = self.query_one(AttemptList)
         lst.mark(None)
         lst.follow = False
         lst.cursor = 0
         lst.show(self.index)
-        self.query_one(NavBar).set_detail(Path(path).name)
+        self.query_one(NavBar).set_detail(visible(Path(path).name))
         self._grow(self.index)
+
+    def on_screen_resume(self) -> None:
+        # the Report screen (or the CLI) may have opened another history meanwhile
+        wanted = getattr(self.app, "history_path", None)
+        if wanted and self.path is not None and str(wanted) != self.path:
+            self.open(str(wanted))
 
     def _poll(self) -> None:
         """Follow a file still being written: the worker stats it and reads the new tail."""
@@ -258,6 +277,21 @@ class HistoryScreen(AttemptActions, Screen[None]):
             self.query_one(AttemptList).grew()  # every row shows: no need to wait for counts
         self._refresh_rows()
         self._status()
+        self._warn(event.index)
+
+    def _warn(self, ix: HistoryIndex) -> None:
+        """Say once which lines the index skipped (a bare or unknown record, bad JSON)."""
+        new = ix.warnings[self.warned :]
+        if not new or not_a_history(ix, self.indexing):
+            return
+        self.warned = len(ix.warnings)
+        shown = "\n".join(visible(f"line {w.line}: {w.message}") for w in new[:3])
+        more = f"\n… and {len(new) - 3} more" if len(new) > 3 else ""
+        self.notify(
+            f"{len(new)} line(s) of {visible(Path(ix.path).name)} skipped:\n{shown}{more}",
+            severity="warning",
+            markup=False,
+        )
 
     @on(Failed)
     def _failed(self, event: Failed) -> None:
@@ -299,7 +333,8 @@ class HistoryScreen(AttemptActions, Screen[None]):
         lst = self.query_one(AttemptList)
         if event.full or self.result is None:
             self.result = event.result
-            lst.show(event.index, self.result.rows if self.query_.active else None)
+            lst.show(event.index, self.result.rows if self.query_.active else None, self.to_top)
+            self.to_top = False
         elif event.result.start == self.result.end:
             self.result.extend(event.result)
             lst.view = self.result.rows if self.query_.active else None
@@ -317,6 +352,7 @@ class HistoryScreen(AttemptActions, Screen[None]):
         self.query_ = q
         self.result = None
         self.querying = False
+        self.to_top = True
         self._refresh_rows()
         self._status()
 
@@ -327,7 +363,7 @@ class HistoryScreen(AttemptActions, Screen[None]):
             return
         known: dict[str, list[Any]] = {
             "verdict": list(ix.verdict.values[:3]),
-            "error": sorted({c for codes in ix.errors.values for c in codes}),
+            "error": sorted({str(c) for codes in ix.errors.values for c in codes or ()}),
             "run": ix.facets["run"].values,
         }
         for f in LISTED:
@@ -338,6 +374,15 @@ class HistoryScreen(AttemptActions, Screen[None]):
     def _status(self) -> None:
         ix = self.index
         if ix is None:
+            return
+        status = self.query_one("#history-status", Static)
+        if not_a_history(ix, self.indexing):
+            first = ix.all_warnings()[:1]
+            why = f" (line {first[0].line}: {first[0].message})" if first else ""
+            status.update(
+                visible(f"{Path(ix.path).name} is not a toolstand history: no run header "
+                        f"and no attempt line{why}")
+            )  # fmt: skip
             return
         parts = [f"{ix.rows:,} attempts"]
         if self.indexing:
@@ -352,7 +397,7 @@ class HistoryScreen(AttemptActions, Screen[None]):
         warnings = ix.all_warnings()
         if warnings:
             parts.append(f"⚠ {warnings[-1].message} ({len(warnings)})")
-        self.query_one("#history-status", Static).update(" · ".join(parts))
+        status.update(visible(" · ".join(parts)))
 
     # --- keys --------------------------------------------------------------------------
 
@@ -371,7 +416,10 @@ class HistoryScreen(AttemptActions, Screen[None]):
             first = bar.query_one("#f-verdict", SelectionList)
             if first.highlighted is None and first.option_count:
                 first.highlighted = 0
-            first.focus()
+            # the panel opens at its top, the verdicts in view: a focus that scrolled
+            # before the panel's first layout would hide the text box and the time
+            bar.scroll_home(animate=False)
+            first.focus(scroll_visible=False)
         else:
             self.action_focus_list()
 

@@ -16,6 +16,7 @@ from textual import work
 from textual.widgets import Select
 
 from toolstand.cases import CaseFile
+from toolstand.printable import visible
 from toolstand.rejudge import rejudge_record
 from toolstand.tui.templates import unique_id
 from toolstand.tui.widgets.attempt_detail import verdict_line
@@ -33,9 +34,11 @@ def promoted_case(rec: dict[str, Any], casefile: CaseFile) -> tuple[dict[str, An
     cid = str(rec.get("case_id"))
     taken = set(casefile.by_id())
     source = next((ln for ln in casefile.lines if ln.case is not None and ln.case.id == cid), None)
+    mode = rec.get("mode")
     where = (
-        f"regression from {rec.get('provider')}/{rec.get('model')} {rec.get('mode')} "
-        f"#{rec.get('attempt')} of run {rec.get('run_id')}: {verdict_line(rec)}"
+        f"regression from {rec.get('provider')}/{rec.get('model')} in mode {mode} "
+        f"(run it in {mode} to reproduce), attempt #{rec.get('attempt')} of run "
+        f"{rec.get('run_id')}: {verdict_line(rec)}"
     )
     if source is None:
         data: dict[str, Any] = {"id": "", "user": rec.get("user") or "", "expect": {"kind": "text"}}
@@ -46,9 +49,35 @@ def promoted_case(rec: dict[str, Any], casefile: CaseFile) -> tuple[dict[str, An
         if isinstance(rec.get("user"), str) and "user" in data and rec["user"] != data["user"]:
             data["user"] = rec["user"]  # the message as it was sent then
             said += "; user message as recorded"
+    pinned = _sent_results(rec)
+    if pinned and source is not None:
+        followup = data.setdefault("followup", {})
+        followup["tool_results"] = {**(followup.get("tool_results") or {}), **pinned}
+        said += f"; the tool result(s) sent in the failed second turn pinned ({', '.join(pinned)})"
     data["id"] = unique_id(f"{cid}_regression", taken)
     data["note"] = where
     return data, said
+
+
+def _sent_results(rec: dict[str, Any]) -> dict[str, Any]:
+    """The tool results a failed second turn was sent, by tool name: pinned in the new
+    case, the executor's defaults may change and the failure would not come back."""
+    st = rec.get("second_turn")
+    if not isinstance(st, dict):
+        return {}
+    errors = ((rec.get("judgement") or {}).get("errors")) or []
+    second = st.get("judgement")
+    second = second if isinstance(second, dict) else {}
+    failed = any(isinstance(e, dict) and e.get("turn") == 2 for e in errors) or (
+        second.get("passed") is False
+    )
+    if not failed:
+        return {}
+    return {
+        str(r["name"]): r.get("result")
+        for r in st.get("tool_results") or []
+        if isinstance(r, dict) and r.get("name")
+    }
 
 
 class AttemptActions:
@@ -77,7 +106,7 @@ class AttemptActions:
             self.app.notify("The Cases screen cannot take a new case.", severity="error")
             return
         opener(data)
-        self.app.notify(f"New case {data['id']}: {said}. Ctrl+S saves it.", markup=False)
+        self.app.notify(visible(f"New case {data['id']}: {said}. Ctrl+S saves it."), markup=False)
 
     def rerun_row(self, row: int) -> None:
         ix = self.index
@@ -88,14 +117,22 @@ class AttemptActions:
         mode = str(ix.value("mode", row))
         project = self._tapp.project
         if case_id not in project.casefile.by_id():
-            self.notify(f"Case {case_id} is not in {project.cases_path.name}.", severity="error")
+            self.notify(
+                visible(f"Case {case_id} is not in {project.cases_path.name}."),
+                severity="error",
+                markup=False,
+            )
             return
         runs = project.config.runs if project.config is not None else []
         target = next(
             (i for i, r in enumerate(runs) if r.provider == provider and r.model == model), None
         )
         if target is None:
-            self.notify(f"{provider}/{model} is not a configured run.", severity="error")
+            self.notify(
+                visible(f"{provider}/{model} is not a configured run."),
+                severity="error",
+                markup=False,
+            )
             return
         self.app.run_worker(self._open_in_run(case_id, target, mode), exclusive=True, group="rerun")
 
@@ -116,7 +153,10 @@ class AttemptActions:
         case = project.casefile.by_id().get(str(rec.get("case_id")))
         if case is None:
             self.notify(
-                f"Case {rec.get('case_id')} is not in {project.cases_path.name}: cannot re-judge.",
+                visible(
+                    f"Case {rec.get('case_id')} is not in {project.cases_path.name}: "
+                    "cannot re-judge."
+                ),
                 severity="error",
                 markup=False,
             )
@@ -137,9 +177,10 @@ class AttemptActions:
     def _rejudged(self, row: int, rec: dict[str, Any], new: dict[str, Any]) -> None:
         before, after = verdict_line(rec), verdict_line(new)
         if before == after:
-            self.notify(f"Re-judged: verdict unchanged ({after}).", markup=False)
+            self.notify(visible(f"Re-judged: verdict unchanged ({after})."), markup=False)
         else:
-            self.notify(f"Re-judged: {before} → {after}", severity="warning", markup=False)
+            note = visible(f"Re-judged: {before} → {after}")
+            self.notify(note, severity="warning", markup=False)
         for screen in self.app.screen_stack:
             show = getattr(screen, "show_rejudged", None)
             if callable(show):
@@ -153,6 +194,8 @@ class AttemptActions:
         text = orjson.dumps(rec, option=orjson.OPT_INDENT_2).decode()
         self.app.copy_to_clipboard(text)
         self.notify(
-            f"Copied {rec.get('case_id')} #{rec.get('attempt')} as JSON ({len(text):,} chars).",
+            visible(
+                f"Copied {rec.get('case_id')} #{rec.get('attempt')} as JSON ({len(text):,} chars)."
+            ),
             markup=False,
         )

@@ -16,6 +16,7 @@ from textual.widgets import Footer, Static
 
 from toolstand.history_files import list_run_files
 from toolstand.metrics import Report, compute_files
+from toolstand.printable import visible
 from toolstand.report import dumps_json, write_errors_csv
 from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.nav import NavBar
@@ -108,11 +109,11 @@ class ReportScreen(Screen[None]):
             self.app.call_from_thread(self._say, f"no *.jsonl in {self.tapp.project.runs_dir}")
 
     def _say(self, text: str) -> None:
-        self.query_one("#report-status", Static).update(text)
+        self.query_one("#report-status", Static).update(visible(text))
 
     def open(self, path: str) -> None:
         self.path = path
-        self.query_one(NavBar).set_detail(Path(path).name)
+        self.query_one(NavBar).set_detail(visible(Path(path).name))
         self._say(f"computing the metrics of {Path(path).name} …")
         self._compute(path)
 
@@ -131,12 +132,17 @@ class ReportScreen(Screen[None]):
             return
         if event.report is None:
             self._say(event.error)
-            self.notify(event.error, severity="error", markup=False)
+            self.notify(visible(event.error), severity="error", markup=False)
             return
         self.report = event.report
         self.query_one(ReportView).show(event.report)
         warned = f" · {len(event.report.warnings)} warnings" if event.report.warnings else ""
-        self._say(f"{Path(event.path).name}: metrics per provider × model × mode{warned}")
+        name = Path(event.path).name
+        if not event.report.groups:
+            first = f": {event.report.warnings[0]}" if event.report.warnings else ""
+            self._say(f"{name} holds no attempts: not a toolstand history?{first}")
+            return
+        self._say(f"{name}: metrics per provider × model × mode{warned}")
 
     # --- keys --------------------------------------------------------------------------
 

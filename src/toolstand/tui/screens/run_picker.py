@@ -6,6 +6,7 @@ folder of large or live files opens at once.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import ClassVar
@@ -17,10 +18,11 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList
+from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from toolstand.history_files import RunFile, list_run_files
+from toolstand.printable import visible
 
 LIVE_S = 30  # a file written this recently may still be growing
 
@@ -37,11 +39,28 @@ def describe(rf: RunFile, now: float) -> str:
     when = (rf.started_at or "")[:16].replace("T", " ") or time.strftime(
         "%Y-%m-%d %H:%M", time.localtime(rf.mtime)
     )
-    count = f"{rf.attempts:,}" if rf.exact else f"~{rf.attempts:,}"
-    models = ", ".join(m.split("/", 1)[-1] for m in rf.models) or "?"
+    name = visible(Path(rf.path).name)
+    if not rf.is_history:
+        return f"{name} · {human_size(rf.size)} · {when} · not a toolstand history\n  -"
+    if rf.attempts is None:
+        count = "attempts unknown until opened"
+    else:
+        count = f"{'' if rf.exact else '~'}{rf.attempts:,} attempts"
+    models = visible(", ".join(m.split("/", 1)[-1] for m in rf.models)) or "?"
     live = " · live" if now - rf.mtime < LIVE_S else ""
     sim = " (simulated)" if rf.simulated else ""
-    return f"{Path(rf.path).name} · {human_size(rf.size)} · {when} · {count} attempts{live}\n  {models}{sim}"
+    return f"{name} · {human_size(rf.size)} · {when} · {count}{live}\n  {models}{sim}"
+
+
+def _unreadable(path: Path) -> str:
+    """Why ``path`` cannot be opened as a history, or "" when it can be tried."""
+    if not path.exists():
+        return "no such file"
+    if not path.is_file():
+        return "not a file"
+    if not os.access(path, os.R_OK):
+        return "not readable"
+    return ""
 
 
 class RunPicker(ModalScreen[str | None]):
@@ -63,7 +82,13 @@ class RunPicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="picker"):
-            yield Label(f"Open a history from {self.folder}", classes="question")
+            yield Label(visible(f"Open a history from {self.folder}"), classes="question")
+            yield Input(
+                placeholder="or type a path and press Enter (relative to the project)",
+                id="picker-path",
+                compact=True,
+            )
+            yield Static("", id="picker-problem", markup=False)
             yield OptionList(id="picker-list")
 
     def on_mount(self) -> None:
@@ -86,6 +111,22 @@ class RunPicker(ModalScreen[str | None]):
         paths = [rf.path for rf in event.files]
         ol.highlighted = paths.index(self.current) if self.current in paths else 0
         ol.focus()
+
+    @on(Input.Submitted, "#picker-path")
+    def _typed(self, event: Input.Submitted) -> None:
+        """A path typed in: opened when it is a readable file, else said why not."""
+        event.stop()
+        text = event.value.strip()
+        if not text:
+            return
+        path = Path(text).expanduser()
+        if not path.is_absolute():
+            path = self.folder.parent / path  # the project root: runs/ is its child
+        problem = _unreadable(path)
+        if problem:
+            self.query_one("#picker-problem", Static).update(visible(f"{text}: {problem}"))
+            return
+        self.dismiss(str(path))
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

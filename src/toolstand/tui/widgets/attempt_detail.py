@@ -11,10 +11,25 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static, TextArea
 
 from toolstand.history_shape import error_code
+from toolstand.printable import visible, visible_lines
+
+SHOWN_BYTES = 1 << 16  # a pane shows this much of a body; `y` copies the whole record
 
 
 def pretty(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+
+
+def shown(text: str, limit: int = SHOWN_BYTES) -> str:
+    """``text`` for a read-only pane: control characters spelled (orjson leaves DEL and
+    C1 as they are), and past ``limit`` bytes cut with a note of how much is left out:
+    a 1 MB string would take seconds and hundreds of MB to lay out."""
+    data = text.encode()
+    if len(data) > limit:
+        head = data[:limit].decode(errors="ignore")
+        rest = len(data) - len(head.encode())
+        text = f"{head}\n… {rest:,} more bytes, y copies all"
+    return visible_lines(text)
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -133,14 +148,14 @@ class AttemptDetail(Vertical):
         what = "request" if self.show_request else "raw response"
         self.query_one("#pane-raw").border_title = f"{what} · turn {self.turn}"
         self.query_one("#pane-decision").border_title = f"normalized decision · turn {self.turn}"
-        self.query_one("#detail-raw", TextArea).load_text(pretty(raw))
-        self.query_one("#detail-decision", TextArea).load_text(pretty(turn.get("decision")))
+        self.query_one("#detail-raw", TextArea).load_text(shown(pretty(raw)))
+        self.query_one("#detail-decision", TextArea).load_text(shown(pretty(turn.get("decision"))))
         head = (
             f"{rec.get('provider')}/{rec.get('model')} · {rec.get('mode')} · "
             f"{rec.get('case_id')} #{rec.get('attempt')} · {verdict_line(rec)} · "
             f"{rec.get('started_at')}"
         )
-        self.query_one("#detail-head", Static).update(head)
+        self.query_one("#detail-head", Static).update(visible(head))
         lines = explain(rec)
         if self.rejudged is not None:
             before, after = verdict_line(rec), verdict_line(self.rejudged)
@@ -151,4 +166,6 @@ class AttemptDetail(Vertical):
             self.query_one("#detail-judgement").border_title = "judgement (as recorded)"
         if rec.get("user"):
             lines.append(f"user: {rec['user']}")
-        self.query_one("#detail-explain", Static).update("\n".join(lines))
+        # each line one line: a message's own newlines and escapes are spelled
+        text = "\n".join(visible(line) for line in lines)
+        self.query_one("#detail-explain", Static).update(shown(text))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from textual.content import Content
 from textual.widgets import DataTable
 
 from toolstand.canonical import canonical_json
 from toolstand.history_shape import error_code
+from toolstand.printable import visible
 
 _MISSING = object()
 
@@ -28,8 +29,15 @@ def _show(value: Any) -> str:
     if value is _MISSING:
         return "—"
     if isinstance(value, str):
-        return value
-    return canonical_json(value)
+        return visible(value)
+    return visible(canonical_json(value))
+
+
+def _ms(value: Any) -> str:
+    """A latency as a person reads it: whole milliseconds (the record keeps µs digits)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{value:.0f} ms"
+    return _show(_MISSING if value is None else value)
 
 
 def _codes(rec: dict[str, Any]) -> list[str]:
@@ -75,7 +83,7 @@ def _decision_rows(prefix: str, a: Any, b: Any) -> list[DiffRow]:
         for key in sorted({*(args_a or {}), *(args_b or {})}):
             rows.append(
                 DiffRow(
-                    f"{p}$.{key}",
+                    f"{p}$.{visible(str(key))}",
                     _show((args_a or {}).get(key, _MISSING)),
                     _show((args_b or {}).get(key, _MISSING)),
                 )
@@ -99,7 +107,8 @@ def diff_records(a: dict[str, Any], b: dict[str, Any]) -> list[DiffRow]:
             (sa or {}).get("decision") if isinstance(sa, dict) else None,
             (sb or {}).get("decision") if isinstance(sb, dict) else None,
         )
-    for key in ("latency_ms", "retries", "usage", "started_at"):
+    rows.append(DiffRow("latency_ms", _ms(a.get("latency_ms")), _ms(b.get("latency_ms"))))
+    for key in ("retries", "usage", "started_at"):
         rows.append(DiffRow(key, _show(a.get(key, _MISSING)), _show(b.get(key, _MISSING))))
     return rows
 
@@ -116,17 +125,28 @@ class AttemptDiff(DataTable[Any]):
         half = max(12, (self.app.size.width - field - 10) // 2)
         self.add_column(" ", key="same", width=1)
         self.add_column("field", key="field", width=field)
-        self.add_column("A (marked)", key="a", width=_fit("A (marked)", [r.a for r in rows], half))
-        self.add_column("B", key="b", width=_fit("B", [r.b for r in rows], half))
+        widths = (
+            _fit("A (marked)", [r.a for r in rows], half),
+            _fit("B", [r.b for r in rows], half),
+        )
+        self.add_column("A (marked)", key="a", width=widths[0])
+        self.add_column("B", key="b", width=widths[1])
         for r in rows:
             style = "" if r.same else "bold $warning"
             self.add_row(
                 " " if r.same else "≠",
                 Content(r.field),
-                Content.styled(r.a, style),
-                Content.styled(r.b, style),
+                Content.styled(_cut(r.a, widths[0]), style),
+                Content.styled(_cut(r.b, widths[1]), style),
             )
         return rows
+
+
+def _cut(value: str, width: int) -> str:
+    """A value cut to its column with an ellipsis, so a cut value never reads as whole."""
+    if cell_len(value) <= width:
+        return value
+    return set_cell_size(value, max(0, width - 1)) + "…"
 
 
 def _fit(title: str, values: list[str], most: int) -> int:

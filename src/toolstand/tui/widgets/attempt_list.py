@@ -23,6 +23,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from toolstand.history_index import HistoryIndex
+from toolstand.printable import visible
+from toolstand.tui.fit import cut_middle
 
 # (title, minimum width, share of the width left over); a share of 0 keeps the minimum
 COLUMNS: tuple[tuple[str, int, int], ...] = (
@@ -36,14 +38,20 @@ COLUMNS: tuple[tuple[str, int, int], ...] = (
     ("errors", 10, 3),
     ("latency", 7, 0),
 )
-# what gives way, in turn, when the width is short: the provider, the date, the latency
+# what gives way, in turn, when the width is short: the provider, the date, the latency,
+# the time, the mode; the verdict and the errors stay (80x24 with the filter panel open)
+_NARROW: dict[str, int | None] = {"provider": None, "time": 8, "latency": None, "#": None}
 FALLBACKS: tuple[dict[str, int | None], ...] = (
     {},
     {"provider": None},
     {"provider": None, "time": 8},
     {"provider": None, "time": 8, "latency": None},
-    {"provider": None, "time": 8, "latency": None, "#": None, "verdict": 4},
+    {**_NARROW, "verdict": 4},
+    {**_NARROW, "verdict": 4, "time": None},
+    {**_NARROW, "verdict": 4, "time": None, "mode": None},
+    {**_NARROW, "verdict": 4, "time": None, "mode": None, "model": 8, "case": 8, "errors": 6},
 )
+CUT_MIDDLE = ("case", "model", "provider")  # ids: their ends tell them apart
 
 
 def layout(width: int) -> list[tuple[str, int]]:
@@ -62,9 +70,9 @@ def layout(width: int) -> list[tuple[str, int]]:
     return [(t, int(least or 0) + spare * share // shares) for t, least, share in cols]
 
 
-def _fit(text: str, width: int, right: bool = False) -> str:
+def _fit(text: str, width: int, right: bool = False, middle: bool = False) -> str:
     if len(text) > width:
-        return text[: max(0, width - 1)] + "…"
+        return cut_middle(text, width) if middle else text[: max(0, width - 1)] + "…"
     return text.rjust(width) if right else text.ljust(width)
 
 
@@ -130,13 +138,20 @@ class AttemptList(ScrollView, can_focus=True):
             return 0
         return self.index.rows if self.view is None else len(self.view)
 
-    def show(self, index: HistoryIndex | None, view: array[int] | None = None) -> None:
-        """Show ``index`` (all rows, or the rows in ``view``); keeps the cursor's row."""
-        keep = self.current_row
+    def show(
+        self, index: HistoryIndex | None, view: array[int] | None = None, top: bool = False
+    ) -> None:
+        """Show ``index`` (all rows, or the rows in ``view``); keeps the cursor's row, or
+        with ``top`` (a new filter) starts at the first row."""
+        keep = None if top else self.current_row
         self.index, self.view = index, view
         self._cache.clear()
         self._resize()
-        if keep is not None and view is not None:
+        if top:
+            self.follow = False
+            self.cursor = 0
+            self.scroll_to(y=0, animate=False)
+        elif keep is not None and view is not None:
             self.cursor = _bisect(view, keep)
         elif keep is not None:
             self.cursor = keep
@@ -226,7 +241,8 @@ class AttemptList(ScrollView, can_focus=True):
                 cell_style = base + vstyle
             elif style:
                 cell_style = base + dim
-            segs.append(Segment(_fit(text, w, right=title in ("latency", "#")), cell_style))
+            cell = _fit(text, w, right=title in ("latency", "#"), middle=title in CUT_MIDDLE)
+            segs.append(Segment(cell, cell_style))
             if n < len(self._layout) - 1:
                 segs.append(Segment(" ", base))
         return Strip(segs).adjust_cell_length(width, base)
@@ -242,13 +258,13 @@ class AttemptList(ScrollView, can_focus=True):
         if title == "verdict":
             return {"pass": "pass", "fail": "FAIL", "error": "err"}.get(verdict, "?"), False
         if title == "errors":
-            return ",".join(ix.errors_of(row)), False
+            return visible(",".join(map(str, ix.errors_of(row)))), False
         if title == "latency":
             ms = ix.latency[row]
             return ("" if math.isnan(ms) else f"{ms:.0f}ms"), True
         facet = {"provider": "provider", "model": "model", "case": "case", "mode": "mode"}[title]
         value = ix.value(facet, row)
-        return ("?" if value is None else str(value)), title == "provider"
+        return ("?" if value is None else visible(str(value))), title == "provider"
 
     # --- moving ------------------------------------------------------------------------
 

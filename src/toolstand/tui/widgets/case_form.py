@@ -19,6 +19,7 @@ from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Stati
 from toolstand.cases import CATEGORIES, CaseFile
 from toolstand.contract import Contract
 from toolstand.executor import canned_results
+from toolstand.printable import visible, visible_lines
 from toolstand.tui.draft import Draft, FormValues, check_draft
 
 KINDS = [("tool_call: the model must call", "tool_call"), ("text: answer or ask", "text"),
@@ -164,7 +165,7 @@ class CaseForm(VerticalScroll):
         if values.category and values.category not in categories:
             categories.append(values.category)
         category = q("#f-category", Select)
-        category.set_options([(c, c) for c in categories])
+        category.set_options([(visible(c), c) for c in categories])
         category.value = values.category if values.category else Select.NULL
         q("#f-conversation", Checkbox).value = values.conversation
         q("#f-user", TextArea).load_text(values.user)
@@ -176,7 +177,7 @@ class CaseForm(VerticalScroll):
         tool = q("#f-tool", Select)
         known = [t.name for t in self.contract.tools]
         extra = [values.tool] if values.tool and values.tool not in known else []
-        tool.set_options([(n, n) for n in [*known, *extra]])
+        tool.set_options([(visible(n), n) for n in [*known, *extra]])
         tool.value = values.tool if values.tool else Select.NULL
         q("#f-arguments", TextArea).load_text(values.arguments)
         q("#f-calls", TextArea).load_text(values.calls)
@@ -260,7 +261,7 @@ class CaseForm(VerticalScroll):
             if shown is not None and shown.get(name, []) == messages:
                 continue  # an update re-lays out the whole form: only when it changed
             error = self.query_one(f"#err-{name}", Static)
-            error.update("\n".join(messages))
+            error.update(visible_lines("\n".join(messages)))
             error.display = bool(messages)
             self.query_one(f"#field-{name}").set_class(bool(messages), "-invalid")
         self.draft = draft

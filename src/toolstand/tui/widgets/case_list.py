@@ -10,8 +10,11 @@ from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
 from toolstand.tui.caselist import Row
+from toolstand.tui.fit import fit_id
 
 _VERDICT_STYLE = {"pass": "green", "FAIL": "bold red", "err!": "yellow"}
+CATEGORY_WIDTH, EXPECTS_WIDTH = 10, 9
+MIN_ID = 14  # narrower than this, the category column gives way to the id
 
 
 class CaseTable(DataTable[str | Text]):
@@ -23,32 +26,52 @@ class CaseTable(DataTable[str | Text]):
 
     def __init__(self, id: str | None = None) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, id=id)
+        self.listed: list[Row] = []
+        self.widths: dict[str, int] = {}
 
     def on_mount(self) -> None:
-        # fixed widths keep all four columns in view in a 40-column pane
-        self.add_column("id", key="id", width=17)
-        self.add_column("category", key="category", width=10)
-        self.add_column("expects", key="expects", width=9)
-        self.add_column("last", key="last", width=4)
+        self._columns(self.size.width)
+
+    def on_resize(self) -> None:
+        if self._columns(self.size.width):
+            self.show(self.listed, self.current_line)
+
+    def _columns(self, width: int) -> bool:
+        """Columns that fit ``width`` cells, the last verdict always among them: the id
+        takes what is left, and a narrow pane (80 columns) drops the category, which
+        the filter above still offers. True when they changed."""
+        room = max(0, width - 2)  # the vertical scrollbar
+        widths = {"id": 0, "category": CATEGORY_WIDTH, "expects": EXPECTS_WIDTH, "last": 4}
+        if room - 2 * len(widths) - sum(widths.values()) < MIN_ID:
+            del widths["category"]
+        widths["id"] = max(MIN_ID, room - 2 * len(widths) - sum(widths.values()))
+        if widths == self.widths:
+            return False
+        self.widths = widths
+        self.clear(columns=True)
+        for key, w in widths.items():
+            self.add_column(key, key=key, width=w)
+        return True
 
     def show(self, rows: list[Row], keep_line: int | None = None) -> None:
         """Replace the rows, keeping the cursor on ``keep_line`` when it is still listed.
 
         A refresh is not the user choosing a case: its highlight messages are dropped."""
+        self.listed = rows
         with self.prevent(DataTable.RowHighlighted):
             self._fill(rows, keep_line)
 
     def _fill(self, rows: list[Row], keep_line: int | None) -> None:
         self.clear()
+        w = self.widths
         for row in rows:
-            style = _VERDICT_STYLE.get(row.verdict, "")
-            self.add_row(
-                Text(row.case_id, style="bold red" if row.problem else ""),
-                row.category,
-                row.expected,
-                Text(row.verdict, style=style),
-                key=str(row.line),
-            )
+            cells: dict[str, str | Text] = {
+                "id": Text(fit_id(row.case_id, w["id"]), style="bold red" if row.problem else ""),
+                "category": Text(fit_id(row.category, w.get("category", 0))),
+                "expects": Text(fit_id(row.expected, w["expects"])),
+                "last": Text(row.verdict, style=_VERDICT_STYLE.get(row.verdict, "")),
+            }
+            self.add_row(*(cells[k] for k in w), key=str(row.line))
         if keep_line is not None:
             self.select_line(keep_line)
 

@@ -14,12 +14,14 @@ from typing import Any
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Label, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from toolstand.history_query import FACETS, TIME_PRESETS, Query, day_range
+from toolstand.history_query import FACETS, TIME_PRESETS, Query, day_range, value_label
+from toolstand.printable import visible
 
 LISTED = tuple(f for f in FACETS if f != "day")  # days get the time selector instead
 
@@ -121,6 +123,19 @@ class FilterBar(VerticalScroll):
                 sl.select(v)
         self._changed()
 
+    def reset(self) -> None:
+        """Forget every value and choice: another history is open (no Changed posted)."""
+        with self.prevent(SelectionList.SelectedChanged, Select.Changed, Input.Changed):
+            for facet in LISTED:
+                self.query_one(f"#f-{facet}", SelectionList).clear_options()
+                self.values[facet] = []
+                self.query_one(f"#t-{facet}", Label).update(facet)
+            self.query_one("#f-time", Select).value = "any"
+            for name in ("#f-text", "#f-from", "#f-to"):
+                self.query_one(name, Input).value = ""
+        self.query_one("#f-range").display = False
+        self.query_one("#f-days", Static).update("")
+
     def clear(self) -> None:
         with self.prevent(SelectionList.SelectedChanged, Select.Changed, Input.Changed):
             for facet in LISTED:
@@ -139,7 +154,8 @@ class FilterBar(VerticalScroll):
             sl = self.query_one(f"#f-{facet}", SelectionList)
             have = self.values[facet]
             c = counts.get(facet, Counter())
-            new = [str(v) for v in known.get(facet, []) if str(v) not in have]
+            new = list(dict.fromkeys(value_label(v) for v in known.get(facet, [])))
+            new = [v for v in new if v not in have]
             with self.prevent(SelectionList.SelectedChanged):
                 for i, v in enumerate(have):
                     sl.replace_option_prompt_at_index(i, _prompt(v, c.get(v, 0)))
@@ -148,10 +164,14 @@ class FilterBar(VerticalScroll):
                     sl.add_options(Selection(_prompt(v, c.get(v, 0)), v) for v in new)
             self.query_one(f"#t-{facet}", Label).update(f"{facet} ({len(have)})")
         days = counts.get("day", Counter())
-        shown = sorted(days.items(), key=lambda kv: kv[0])[-7:]
-        text = "  ".join(f"{d:%m-%d} {n}" for d, n in shown if d is not None)
-        self.query_one("#f-days", Static).update(text)
+        # an attempt without a readable time has no day: it is counted, not sorted
+        dated = sorted((d, n) for d, n in days.items() if isinstance(d, date))
+        text = "  ".join(f"{d:%m-%d} {n}" for d, n in dated[-7:])
+        undated = sum(n for d, n in days.items() if not isinstance(d, date))
+        if undated:
+            text += f"  no date {undated}"
+        self.query_one("#f-days", Static).update(text.strip())
 
 
-def _prompt(value: str, count: int) -> str:
-    return f"{value}  {count:,}"
+def _prompt(value: str, count: int) -> Content:
+    return Content(f"{visible(value)}  {count:,}")  # never markup, never a control character

@@ -18,7 +18,9 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from toolstand.history_shape import error_code
 from toolstand.metrics import LOWER_IS_BETTER, METRICS, GroupStats, Report
+from toolstand.printable import visible
 from toolstand.stats import Rate
+from toolstand.tui.fit import fit_id
 
 SHORT = {
     "pass_rate": "pass",
@@ -47,8 +49,11 @@ def pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
 
+CASE_WIDTH = 30  # longer case ids are cut in the middle: their ends tell them apart
+
+
 def group_name(g: GroupStats) -> str:
-    return f"{g.provider}/{g.model}" + (" (simulated)" if g.simulated else "")
+    return visible(f"{g.provider}/{g.model}") + (" (simulated)" if g.simulated else "")
 
 
 def rate_style(name: str, rate: Rate) -> str:
@@ -61,11 +66,11 @@ def rate_style(name: str, rate: Rate) -> str:
 
 def metric_lines(g: GroupStats) -> list[Content]:
     """The highlighted group's metrics: rate, bar, counts and 95% interval per line."""
-    te = ", ".join(f"{k} {n}" for k, n in g.transport_errors.most_common()) or "none"
+    te = visible(", ".join(f"{k} {n}" for k, n in g.transport_errors.most_common())) or "none"
     lat = g.latency()
     p50, p95 = lat.get("p50"), lat.get("p95")
     head = (
-        f"{group_name(g)} · {g.mode} · attempted {g.attempted} · scored {g.scored} · "
+        f"{group_name(g)} · {visible(g.mode)} · attempted {g.attempted} · scored {g.scored} · "
         f"transport errors: {te}"
         + (f" · latency p50 {p50:.0f} ms p95 {p95:.0f} ms" if p50 is not None and p95 else "")
     )
@@ -91,7 +96,7 @@ def error_counts(report: Report) -> list[tuple[str, str, str, int]]:
     names = {g.key: group_name(g) for g in report.groups}
     for f in report.failures:
         key = (f.provider, f.model, f.mode)
-        name = names.get(key, f"{f.provider}/{f.model}")
+        name = names.get(key) or visible(f"{f.provider}/{f.model}")
         for e in f.errors:
             counts[(name, f.mode, error_code(e))] += 1
         if f.second_turn_transport_error:
@@ -100,7 +105,9 @@ def error_counts(report: Report) -> list[tuple[str, str, str, int]]:
     for g in report.groups:
         for code, n in g.transport_errors.items():
             counts[(group_name(g), g.mode, f"transport.{code}")] += n
-    return [(*k, n) for k, n in counts.most_common()]
+    return [
+        (name, visible(mode), visible(code), n) for (name, mode, code), n in counts.most_common()
+    ]
 
 
 class ReportView(Vertical):
@@ -134,7 +141,7 @@ class ReportView(Vertical):
         ]
         if report.warnings:
             head.append(f"⚠ {len(report.warnings)} warnings, first: {report.warnings[0]}")
-        self.query_one("#report-head", Static).update("\n".join(head))
+        self.query_one("#report-head", Static).update("\n".join(map(visible, head)))
         self._metrics(report)
         self._errors(report)
         self._detail(0)
@@ -156,7 +163,11 @@ class ReportView(Vertical):
         for name in METRICS:
             t.add_column(SHORT[name], key=name, width=10)
         for i, g in enumerate(report.groups):
-            cells: list[Any] = [Content(group_name(g)), g.mode, f"{g.scored}/{g.attempted}"]
+            cells: list[Any] = [
+                Content(group_name(g)),
+                Content(visible(g.mode)),
+                f"{g.scored}/{g.attempted}",
+            ]
             for name, rate in g.metrics().items():
                 cells.append(
                     Content.assemble(
@@ -178,7 +189,7 @@ class ReportView(Vertical):
         for title, w in zip(("provider/model", "mode", "error code", "count"), widths, strict=True):
             t.add_column(title, width=max(w, len(title)))
         for name, mode, code, n in rows:
-            t.add_row(Content(name), mode, Content(code), n)
+            t.add_row(Content(name), Content(mode), Content(code), n)
 
     @on(DataTable.RowHighlighted, "#metric-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -189,6 +200,9 @@ class ReportView(Vertical):
         report = self.report
         if report is None or not report.groups:
             self.query_one("#metric-detail", Static).update("no attempts")
+            # nothing of another file's cases may stay behind
+            self.query_one("#cases-title", Static).update("no attempts: no cases")
+            self.query_one("#case-table-r", DataTable).clear(columns=True)
             return
         g = report.groups[min(i, len(report.groups) - 1)]
         self.query_one("#metric-detail", Static).update(Content("\n").join(metric_lines(g)))
@@ -197,18 +211,18 @@ class ReportView(Vertical):
     def _cases(self, g: GroupStats) -> None:
         flaky = set(g.flaky_cases())
         self.query_one("#cases-title", Static).update(
-            f"{group_name(g)} · {g.mode}: {len(g.cases)} cases, {len(flaky)} flaky "
+            f"{group_name(g)} · {visible(g.mode)}: {len(g.cases)} cases, {len(flaky)} flaky "
             "(repetitions disagree) · pick another group on the Metrics tab"
         )
         t = self.query_one("#case-table-r", DataTable)
         t.clear(columns=True)
-        wide = max((len(c) for c in g.cases), default=4)
+        wide = min(CASE_WIDTH, max((len(visible(c)) for c in g.cases), default=4))
         for title, w in (("case", wide), ("passed", 7), ("rate", 6), ("", 10), ("flaky", 7)):
             t.add_column(title, width=w)
         for cid, tally in sorted(g.cases.items()):
             rate = Rate(tally.passed, tally.scored)
             t.add_row(
-                Content(cid),
+                Content(fit_id(cid, wide)),
                 f"{tally.passed}/{tally.scored}",
                 pct(rate.value),
                 Content.styled(bar(rate.value), rate_style("pass_rate", rate)),

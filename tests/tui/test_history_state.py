@@ -1,0 +1,192 @@
+"""History state that follows the open file, filters that start at the top, records that
+are odd or hostile (issue 14 items 3, 4, 14; issue 13 items 4 and 7)."""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+from textual.widgets import SelectionList, Static, TextArea
+
+from toolstand.tui.app import ToolstandApp
+from toolstand.tui.screens.attempt import AttemptScreen
+from toolstand.tui.screens.history import HistoryScreen
+from toolstand.tui.widgets.attempt_detail import AttemptDetail
+from toolstand.tui.widgets.attempt_list import AttemptList, layout
+
+from .conftest import SIZE, wait_for
+from .test_history import fixed_clock, fixture_records, headers, open_history, write_history
+
+AppFor = Callable[..., ToolstandApp]
+__all__ = ["fixed_clock"]
+HOSTILE = "\x1b]0;TITLE\x07\x1b[2J"  # sets the pane title, clears the screen
+CSI = "\x9b"  # a one-byte CSI (C1): orjson leaves it raw in JSON text
+
+
+def painted(app: ToolstandApp) -> str:
+    """Every character the screen paints now, as the terminal would receive it."""
+    update = app.screen._compositor.render_full_update()
+    return "\n".join("".join(seg.text for seg in strip) for strip in update.strips)
+
+
+def write_lines(path: Path, records: list[Any]) -> None:
+    path.write_bytes(
+        b"".join((r if isinstance(r, bytes) else orjson.dumps(r)) + b"\n" for r in records)
+    )
+
+
+def options(screen: HistoryScreen, facet: str) -> list[str]:
+    sl = screen.query_one(f"#f-{facet}", SelectionList)
+    return [str(sl.get_option_at_index(i).value) for i in range(sl.option_count)]
+
+
+def prompts(screen: HistoryScreen, facet: str) -> list[str]:
+    sl = screen.query_one(f"#f-{facet}", SelectionList)
+    return [str(sl.get_option_at_index(i).prompt) for i in range(sl.option_count)]
+
+
+async def test_odd_lines_never_crash_the_filters_and_are_told(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = list(fixture_records(project))
+    lines: list[Any] = [headers()[0], *recs[:4], b'{"type":"attempt"}', b"not json", *recs[4:6]]
+    write_lines(project / "runs" / "odd.jsonl", lines)
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        await wait_for(pilot, lambda: screen.index is not None and not screen.indexing)
+        await wait_for(pilot, lambda: screen.result is not None)
+        await pilot.press("f")  # the panel sorts the days: a record without one is no crash
+        await pilot.pause()
+        await wait_for(pilot, lambda: bool(options(screen, "model")))
+        assert app.is_running and isinstance(app.screen, HistoryScreen)
+        assert set(options(screen, "model")) <= {"sim-careful", "?"}
+        days = str(screen.query_one("#f-days", Static).render())
+        assert "11-27 6" in days
+        # the skipped line is named to the user, with its line number
+        await wait_for(pilot, lambda: any("skipped" in n.message for n in app._notifications))
+        told = next(n.message for n in app._notifications if "skipped" in n.message)
+        assert "line 7" in told and "malformed" in told
+
+
+async def test_another_history_brings_its_own_facets_and_counts(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    other = [dict(r, model="sim-other") for r in fixture_records(project)][:5]
+    write_lines(project / "runs" / "zz_other.jsonl", [headers()[0], *other])
+    os.utime(project / "runs" / "zz_other.jsonl", (1e9, 1e9))  # older: not opened first
+    recs = write_history(project)
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app, len(recs))
+        await pilot.press("f")
+        await wait_for(pilot, lambda: bool(options(screen, "model")))
+        screen.query_one("#f-model", SelectionList).select("sim-eager")
+        await wait_for(pilot, lambda: screen.query_.model == {"sim-eager"})
+        screen.open(str(project / "runs" / "zz_other.jsonl"))
+        await wait_for(
+            pilot,
+            lambda: screen.index is not None and screen.index.rows == 5 and not screen.indexing,
+        )
+        await wait_for(pilot, lambda: screen.result is not None and screen.result.end == 5)
+        await wait_for(pilot, lambda: options(screen, "model") == ["sim-other"])
+        assert prompts(screen, "model") == ["sim-other  5"]
+        assert not screen.query_.active  # the old file's filter went with it
+        await pilot.press("escape", "x")
+        await pilot.pause()
+        assert options(screen, "model") == ["sim-other"]
+
+
+async def test_a_new_filter_starts_at_the_top(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = list(fixture_records(project))
+    many = [dict(r, attempt=n + 1) for n in range(5) for r in recs]  # 120 rows
+    write_lines(project / "runs" / "many.jsonl", [headers()[0], *many])
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app, len(many))
+        lst = screen.query_one(AttemptList)
+        await pilot.press("end")
+        await wait_for(pilot, lambda: lst.scroll_offset.y > 0)
+        await pilot.press("F")  # failures only
+        await wait_for(pilot, lambda: lst.view is not None and screen.query_.verdict == {"fail"})
+        await pilot.pause()
+        fails = [i for i, r in enumerate(many) if r["judgement"]["verdict"] == "fail"]
+        assert list(lst.view) == fails
+        assert lst.cursor == 0 and lst.current_row == fails[0]
+        assert lst.scroll_offset.y == 0
+
+
+async def test_escapes_in_a_history_are_shown_not_obeyed(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = list(fixture_records(project))
+    # a deep copy: the fixture's answers are shared objects
+    evil = copy.deepcopy(recs[2]) | {"provider": f"sim{HOSTILE}", "case_id": f"case{HOSTILE}{CSI}"}
+    body = evil["response"]["body"]
+    body["choices"][0]["message"]["content"] = f"hello{HOSTILE}{CSI}[bold]x[/bold]"
+    evil["decision"] = dict(evil["decision"], text=f"hello{HOSTILE}{CSI}")
+    evil["user"] = f"user{HOSTILE}"
+    write_lines(project / "runs" / "evil.jsonl", [headers()[0], *recs[:2], evil])
+    app = app_for()
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await open_history(pilot, app, 3)
+        await pilot.press("f")
+        await wait_for(pilot, lambda: bool(options(screen, "case")))
+        await pilot.pause()
+        text = painted(app)
+        assert "\x1b" not in text and CSI not in text and "\x07" not in text
+        assert "\\x1b" in text  # the escape spelled where the provider and case are shown
+        assert any("\\x1b]0;TITLE" in p for p in prompts(screen, "provider"))
+        await pilot.press("escape", "end", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AttemptScreen))
+        detail = app.screen.query_one(AttemptDetail)
+        await wait_for(pilot, lambda: detail.rec is not None)
+        await pilot.pause()
+        raw = app.screen.query_one("#detail-raw", TextArea).text
+        decision = app.screen.query_one("#detail-decision", TextArea).text
+        for shown in (raw, decision, painted(app)):
+            assert "\x1b" not in shown and CSI not in shown and "\x07" not in shown
+        assert "\\x9b" in raw and "[bold]x[/bold]" in raw  # markup stays literal
+        explained = str(app.screen.query_one("#detail-explain", Static).render())
+        assert "user\\x1b]0;TITLE\\x07" in explained
+
+
+def test_the_list_keeps_verdict_and_errors_down_to_the_narrowest_pane() -> None:
+    for width in range(40, 140):
+        titles = [t for t, _ in layout(width)]
+        assert "verdict" in titles and "errors" in titles and "case" in titles, width
+        assert sum(w for _, w in layout(width)) + len(titles) <= width, width
+
+
+async def test_at_80x24_with_the_panel_open_verdicts_and_errors_show(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot, app, len(recs))
+        await pilot.press("f")
+        await pilot.pause()
+        lst = screen.query_one(AttemptList)
+        width = lst.scrollable_content_region.width
+        header = "".join(s.text for s in lst.render_line(0))
+        assert header.split()[-2:] == ["ver…", "errors"]
+        assert len(header.rstrip()) <= width
+        eager = next(
+            i
+            for i, r in enumerate(recs)
+            if r["model"] == "sim-eager" and r["case_id"] == "missing_id"
+        )
+        lst.cursor = eager
+        await pilot.pause()
+        line = "".join(s.text for s in lst.render_line(lst.cursor - lst.scroll_offset.y + 1))
+        assert "FAIL" in line and "unexpecte" in line
