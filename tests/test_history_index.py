@@ -54,7 +54,7 @@ def records() -> list[dict[str, Any]]:
                     rec = attempt(case, n, model=model, mode="auto" if n < 3 else "forced", **kw)
                     rec["started_at"] = f"{day}T{10 + n:02d}:00:{i % 60:02d}.123+00:00"
                     rec["user"] = f"message for {case}"
-                    rec["latency_ms"] = float(i)
+                    rec["elapsed_ms"] = float(i)
                     out.append(rec)
     return out
 
@@ -98,7 +98,7 @@ def test_offsets_point_at_their_records(history: tuple[Path, list[int]]) -> None
         assert rec["case_id"] == ix.value("case", row) == recs[row]["case_id"]
         assert rec["model"] == ix.value("model", row)
         assert ix.attempt[row] == rec["attempt"]
-        assert ix.latency[row] == rec["latency_ms"]
+        assert ix.latency[row] == rec["elapsed_ms"]
     assert ix.warnings == [] and ix.tail is None
 
 
@@ -396,3 +396,16 @@ def test_second_turn_lines_stay_on_the_fast_path(tmp_path: Path) -> None:
     for i, r in enumerate(recs):
         assert ix.verdict_of(i) == r["judgement"]["verdict"], i
         assert set(ix.errors_of(i)) == {e["code"] for e in r["judgement"]["errors"]}, i
+
+
+def test_history_and_report_show_the_same_latency(tmp_path: Path) -> None:
+    """Issue 14 item 2: the History list's latency is the network time of the attempt's
+    turns, the figure the report's p50 is taken over (not turn 1's answering try)."""
+    from toolstand.metrics import compute_files
+
+    rec = attempt("recovery_lookup_ok", 1, elapsed_ms=42.0, st=second_turn())
+    rec["latency_ms"] = 7.0  # turn 1's answering try alone
+    path = tmp_path / "h.jsonl"
+    write(path, [rec])
+    (group,) = compute_files([path]).groups
+    assert indexed(path).latency[0] == 42.0 == group.latency()["p50"]

@@ -35,7 +35,7 @@ def records(n: int, run: str = "r1") -> list[dict[str, Any]]:
         rec = attempt(case, 1 + i % 3, model=("good", "bad")[i % 2], **kw)
         rec["run_id"] = run
         rec["started_at"] = f"2026-11-{27 + i % 2}T10:{i % 60:02d}:05.123+00:00"
-        rec["latency_ms"] = float(i)
+        rec["elapsed_ms"] = float(i)
         rec["user"] = f"message {i % 4} for {case}"
         out.append(in_key_order(rec))
     return out

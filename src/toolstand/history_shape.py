@@ -11,12 +11,12 @@ from typing import Any
 
 VERDICTS = ("pass", "fail", "error")  # error: a transport failure, no verdict
 PASS, FAIL, ERROR, UNJUDGED = 0, 1, 2, 3
-NEEDED = ("run_id", "provider", "model", "case_id", "mode", "attempt", "started_at", "latency_ms")
+NEEDED = ("run_id", "provider", "model", "case_id", "mode", "attempt", "started_at", "elapsed_ms")
 # Top-level keys with small values: a run of them decodes cheaply. The rest are "bulky".
 SMALL = frozenset(
     {
         *NEEDED,
-        *("type", "schema_version", "api", "simulated", "category", "elapsed_ms", "retries"),
+        *("type", "schema_version", "api", "simulated", "category", "latency_ms", "retries"),
         *("transport_error", "usage", "cost_usd", "adapter_version", "toolstand_version"),
         *("api_settings", "tool_choice", "offered_tools", "blocked_tools", "user"),
         "request_hash",

@@ -25,7 +25,7 @@ from toolstand.history import HistoryWarning
 from toolstand.history_index import Facet, HistoryIndex
 from toolstand.history_shape import VERDICTS
 
-MAGIC = b"toolstand-history-index 2\n"  # 2: attempts without needed fields are skipped
+MAGIC = b"toolstand-history-index 3\n"  # 2: odd attempts skipped; 3: latency = elapsed_ms
 FOLDER = ".index"
 MIN_ROWS = 20_000  # smaller files index in well under a second: not worth a file
 _PROBE = 1 << 16

@@ -440,11 +440,11 @@ def test_a_promoted_second_turn_failure_pins_its_mode_and_the_result_sent(projec
 def test_the_diff_rounds_latency_and_marks_cut_values() -> None:
     from toolstand.tui.widgets.attempt_diff import _cut, diff_records
 
-    a = {"latency_ms": 123.456789, "decision": {"kind": "text", "text": "x" * 300}}
-    b = {"latency_ms": 98.7, "decision": {"kind": "text", "text": "y"}}
+    a = {"elapsed_ms": 123.456789, "decision": {"kind": "text", "text": "x" * 300}}
+    b = {"elapsed_ms": 98.7, "decision": {"kind": "text", "text": "y"}}
     rows = {r.field: r for r in diff_records(a, b)}
-    assert (rows["latency_ms"].a, rows["latency_ms"].b) == ("123 ms", "99 ms")
-    assert rows["latency_ms"].b != "—" and diff_records({}, {})[-4].a == "—"
+    assert (rows["elapsed_ms"].a, rows["elapsed_ms"].b) == ("123 ms", "99 ms")
+    assert rows["elapsed_ms"].b != "—" and diff_records({}, {})[-4].a == "—"
     assert _cut("x" * 300, 20) == "x" * 19 + "…" and _cut("short", 20) == "short"
 
 

@@ -135,8 +135,8 @@ STORIES: tuple[Story, ...] = (
             " decision and the verdict side by side; {app.maximize} fills the screen with"
             " the focused pane and back.",
             "For a case with a follow-up (e.g. recovery_not_found) the fake tool result"
-            " opens below: edit it ({run.edit} jumps there, {run.canned} picks a canned"
-            " problem object), then {run.step} sends turn 2.",
+            " opens below: edit it ({run.edit} jumps there, F7 selects all of it,"
+            " {run.canned} picks a canned problem object), then {run.step} sends turn 2.",
             "{run.prev} and {run.next} step between the turns; {run.go} and"
             " {run.step} again with another result shows the answer change with it.",
         ),

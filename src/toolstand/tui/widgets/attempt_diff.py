@@ -107,7 +107,8 @@ def diff_records(a: dict[str, Any], b: dict[str, Any]) -> list[DiffRow]:
             (sa or {}).get("decision") if isinstance(sa, dict) else None,
             (sb or {}).get("decision") if isinstance(sb, dict) else None,
         )
-    rows.append(DiffRow("latency_ms", _ms(a.get("latency_ms")), _ms(b.get("latency_ms"))))
+    # network time of the turns, as the History list and the report show it
+    rows.append(DiffRow("elapsed_ms", _ms(a.get("elapsed_ms")), _ms(b.get("elapsed_ms"))))
     for key in ("retries", "usage", "started_at"):
         rows.append(DiffRow(key, _show(a.get(key, _MISSING)), _show(b.get(key, _MISSING))))
     return rows
