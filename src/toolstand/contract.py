@@ -15,7 +15,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from referencing import Registry
-from referencing.exceptions import NoSuchResource
+from referencing.exceptions import NoSuchResource, Unresolvable
+from referencing.jsonschema import DRAFT202012
 
 from toolstand.canonical import canonical_hash
 from toolstand.jsonpos import line_index, line_of
@@ -122,21 +123,54 @@ def _x_normalize_problems(schema: Any, parts: tuple[str | int, ...]) -> list[tup
     return out
 
 
-def remote_refs(schema: Any, parts: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
-    """The paths of every ``$ref`` / ``$dynamicRef`` that points outside the schema
-    (anything but ``#...``); data keywords (``enum``, ``default`` ...) are not walked."""
-    out: list[tuple[str | int, ...]] = []
+def _refs(
+    schema: Any, parts: tuple[str | int, ...] = ()
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """(path, value) of every ``$ref`` / ``$dynamicRef``; data keywords (``enum``,
+    ``default`` ...) are not walked."""
+    out: list[tuple[tuple[str | int, ...], str]] = []
     if isinstance(schema, dict):
         for key, value in schema.items():
             if key in REF_KEYWORDS and isinstance(value, str):
-                if not value.startswith("#"):
-                    out.append((*parts, key))
+                out.append(((*parts, key), value))
             elif key not in DATA_KEYWORDS:
-                out.extend(remote_refs(value, (*parts, key)))
+                out.extend(_refs(value, (*parts, key)))
     elif isinstance(schema, list):
         for i, value in enumerate(schema):
-            out.extend(remote_refs(value, (*parts, i)))
+            out.extend(_refs(value, (*parts, i)))
     return out
+
+
+def ref_problems(
+    schema: dict[str, Any], parts: tuple[str | int, ...] = ()
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """Every ``$ref`` the judge could not follow, with why: one outside the schema (never
+    fetched), or a ``#...`` that points at nothing in it (the judge would raise on it for
+    every attempt). A schema with an ``$id`` moves the base of its refs: those are left to
+    jsonschema rather than guessed at."""
+    moved_base = _has_id(schema)
+    resolver = NO_RETRIEVE.with_resource(
+        "urn:toolstand:tool", DRAFT202012.create_resource(schema)
+    ).resolver(base_uri="urn:toolstand:tool")
+    out: list[tuple[tuple[str | int, ...], str]] = []
+    for where, value in _refs(schema, parts):
+        if not value.startswith("#"):
+            out.append((where, "remote $ref is not allowed, inline it"))
+        elif where[-1] == "$ref" and not moved_base:
+            try:
+                resolver.lookup(value)
+            except Unresolvable:
+                out.append((where, f"{value!r} points at nothing in this tool's schema"))
+    return out
+
+
+def _has_id(schema: Any) -> bool:
+    """Whether ``$id`` appears at any depth (outside data keywords)."""
+    if isinstance(schema, dict):
+        return "$id" in schema or any(
+            _has_id(v) for k, v in schema.items() if k not in DATA_KEYWORDS
+        )
+    return isinstance(schema, list) and any(_has_id(v) for v in schema)
 
 
 def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
@@ -177,8 +211,8 @@ def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
             add((*base, "parameters", "type"), 'tool parameters must be {"type": "object", ...}')
         for parts, message in _x_normalize_problems(tool.parameters, (*base, "parameters")):
             add(parts, message)
-        for parts in remote_refs(tool.parameters, (*base, "parameters")):
-            add(parts, "remote $ref is not allowed, inline it")
+        for parts, message in ref_problems(tool.parameters, (*base, "parameters")):
+            add(parts, message)
     if problems:
         raise LoadError(problems)
     return contract

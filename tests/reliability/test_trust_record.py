@@ -276,3 +276,35 @@ def test_no_validator_can_retrieve_a_remote_ref(server: LocalServer) -> None:
         spec.validator.is_valid({"a": 1})
     assert spec.validator.is_valid({"b": 1})  # what needs no ref still validates
     assert server.seen == []
+
+
+def test_a_ref_inside_the_schema_must_point_at_something() -> None:
+    """A ``#...`` ref to nothing made the judge raise on every attempt ("CRASHED … not
+    recorded"); it is a load error now, while a ref that resolves still validates."""
+    from toolstand.contract import parse_contract
+    from toolstand.problems import LoadError
+
+    def contract(ref: str) -> bytes:
+        params = {
+            "type": "object",
+            "$defs": {"order_id": {"type": "string", "pattern": "^ORD-[0-9]{6}$"}},
+            "properties": {"order_id": {"$ref": ref}},
+            "required": ["order_id"],
+        }
+        tool = {"name": "get_order", "description": "d", "parameters": params, "effect": "read"}
+        return orjson.dumps(
+            {"name": "c", "version": "1", "tools": [tool]}, option=orjson.OPT_INDENT_2
+        )
+
+    with pytest.raises(LoadError) as caught:
+        parse_contract(contract("#/$defs/nope"), "c.json")
+    (problem,) = caught.value.problems
+    assert str(problem).startswith("c.json:")
+    assert str(problem).endswith(
+        "$.tools[0].parameters.properties.order_id.$ref: "
+        "'#/$defs/nope' points at nothing in this tool's schema"
+    )
+    good = parse_contract(contract("#/$defs/order_id"), "c.json").tools[0]
+    assert [e.message for e in good.validator.iter_errors({"order_id": "123"})] == [
+        "'123' does not match '^ORD-[0-9]{6}$'"
+    ]
