@@ -187,14 +187,24 @@ PASTED_CALL = {
 }
 
 
-async def paste(pilot: Pilot[Any], app: ToolstandApp, status_code: str, body: str) -> None:
+async def open_paste(pilot: Pilot[Any], app: ToolstandApp) -> None:
+    """ctrl+o, once the offline judge's dialog is up."""
     await pilot.press("ctrl+o")
     await wait_for(pilot, lambda: isinstance(app.screen, PasteModal))
-    app.screen.query_one("#paste-status", Input).value = status_code
-    app.screen.query_one("#paste-body", TextArea).load_text(body)
+
+
+async def close_paste(pilot: Pilot[Any], app: ToolstandApp) -> None:
+    """ctrl+s in the dialog, once the Run screen shows what was judged."""
     await pilot.press("ctrl+s")
     await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
     await pilot.pause()
+
+
+async def paste(pilot: Pilot[Any], app: ToolstandApp, status_code: str, body: str) -> None:
+    await open_paste(pilot, app)
+    app.screen.query_one("#paste-status", Input).value = status_code
+    app.screen.query_one("#paste-body", TextArea).load_text(body)
+    await close_paste(pilot, app)
 
 
 async def test_a_pasted_body_is_judged_like_a_live_answer(app_for: AppFor, project: Path) -> None:
@@ -223,17 +233,14 @@ async def test_a_body_loaded_from_a_file_keeps_its_text(app_for: AppFor, project
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "direct_lookup")
-        await pilot.press("ctrl+o")
-        await wait_for(pilot, lambda: isinstance(app.screen, PasteModal))
+        await open_paste(pilot, app)
         app.screen.query_one("#paste-status", Input).value = "502"
         app.screen.query_one("#paste-file", Input).value = str(page)
         await pilot.press("ctrl+l")
         await wait_for(
             pilot, lambda: "Bad Gateway" in app.screen.query_one("#paste-body", TextArea).text
         )
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
-        await pilot.pause()
+        await close_paste(pilot, app)
         shown = verdict(app)
         assert shown.startswith("TRANSPORT ERROR") and "server_error" in shown
         raw = app.screen.query_one("#response-body", TextArea)
@@ -452,8 +459,7 @@ async def test_the_offline_judge_names_and_lets_the_user_pick_api_and_case(
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "cancel_implicit")
-        await pilot.press("ctrl+o")
-        await wait_for(pilot, lambda: isinstance(app.screen, PasteModal))
+        await open_paste(pilot, app)
         modal = app.screen
         target, case = (
             modal.query_one("#paste-target", Select),
@@ -466,9 +472,7 @@ async def test_the_offline_judge_names_and_lets_the_user_pick_api_and_case(
         modal.query_one("#paste-body", TextArea).load_text(
             chat_call("get_order", '{"order_id":"ORD-123456"}')
         )
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
-        await pilot.pause()
+        await close_paste(pilot, app)
         assert verdict(app).startswith("PASS")  # judged against the case picked
         assert app.screen.query_one("#run-case", Select).value == "direct_lookup"
         assert status(app).startswith("pasted of direct_lookup · verdict pass")
@@ -481,16 +485,13 @@ async def test_the_offline_judge_takes_the_status_from_an_error_body(
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "direct_lookup")
-        await pilot.press("ctrl+o")
-        await wait_for(pilot, lambda: isinstance(app.screen, PasteModal))
+        await open_paste(pilot, app)
         app.screen.query_one("#paste-body", TextArea).load_text(
             '{"error": {"message": "Rate limit reached", "type": "requests"}}'
         )
         await pilot.pause()
         assert app.screen.query_one("#paste-status", Input).value == "429"
-        await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
-        await pilot.pause()
+        await close_paste(pilot, app)
         assert verdict(app).startswith("TRANSPORT ERROR") and "rate_limited" in verdict(app)
 
 
@@ -500,8 +501,7 @@ async def test_the_offline_judge_keeps_its_fields_between_openings(
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "direct_lookup")
-        await pilot.press("ctrl+o")
-        await wait_for(pilot, lambda: isinstance(app.screen, PasteModal))
+        await open_paste(pilot, app)
         app.screen.query_one("#paste-status", Input).value = "503"
         app.screen.query_one("#paste-file", Input).value = "bodies/x.json"
         app.screen.query_one("#paste-case", Select).value = "missing_id"
@@ -510,8 +510,7 @@ async def test_the_offline_judge_keeps_its_fields_between_openings(
         await pilot.pause()
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
-        await pilot.press("ctrl+o")
-        await wait_for(pilot, lambda: isinstance(app.screen, PasteModal))
+        await open_paste(pilot, app)
         await pilot.pause()
         q = app.screen.query_one
         assert q("#paste-status", Input).value == "503"  # typed: the body does not change it
