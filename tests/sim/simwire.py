@@ -14,13 +14,17 @@ from typing import Any
 import httpx
 import orjson
 
-from toolstand.cases import Case
+from toolstand.cases import Case, load_cases
 from toolstand.contract import Contract, ToolSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 KEY = "sk-test"
 SYSTEM = "Ты маршрутизатор инструментов службы доставки."
+# the shipped cases with a second turn, read from the case file so a new one is covered
+FOLLOWUP_CASES = [
+    c.id for c in load_cases(ROOT / "cases" / "delivery.jsonl").cases if c.followup is not None
+]
 HEADERS: dict[str, dict[str, str]] = {
     "openai-chat": {"Authorization": f"Bearer {KEY}"},
     "openai-responses": {"Authorization": f"Bearer {KEY}"},

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from simwire import FOLLOWUP_CASES
 from test_sim_personas import effects, second_turn
 
 from toolstand.cases import Case
@@ -90,13 +91,7 @@ def test_careful_answers_in_the_users_language(by_id: dict[str, Case], contract:
 
 @pytest.mark.parametrize(
     "case_id",
-    [
-        "recovery_lookup_ok",
-        "recovery_not_found",
-        "recovery_already_shipped",
-        "recovery_route_unavailable",
-        "recovery_retryable_problem",
-    ],
+    FOLLOWUP_CASES,
 )
 def test_careful_passes_the_shipped_recovery_cases_on_the_executors_results(
     case_id: str, by_id: dict[str, Case], contract: Contract

@@ -6,7 +6,7 @@ from collections import Counter
 
 import httpx
 import pytest
-from simwire import APIS, ask, build, call_key, fake_execute, for_case, second, send
+from simwire import APIS, FOLLOWUP_CASES, ask, build, call_key, fake_execute, for_case, second, send
 
 from toolstand.cases import Case
 from toolstand.contract import Contract
@@ -175,14 +175,7 @@ async def test_unknown_conversation_says_it_is_a_simulator(
 
 @pytest.mark.parametrize(
     "case_id",
-    [
-        "recovery_lookup_ok",
-        "recovery_not_found",
-        "recovery_already_shipped",
-        "recovery_route_unavailable",
-        "recovery_retryable_problem",
-        "parallel_lookup",
-    ],
+    [*FOLLOWUP_CASES, "parallel_lookup"],
 )
 async def test_careful_second_turn_reports_truthfully(
     api: str, case_id: str, client: httpx.AsyncClient, by_id: dict[str, Case], contract: Contract
