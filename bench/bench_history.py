@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from toolstand.history import in_key_order
+from toolstand.history.read import in_key_order
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,8 +98,8 @@ def attempts(n: int, header: dict[str, Any], seeds: list[dict[str, Any]]) -> Any
 def generate(path: Path, n: int) -> None:
     """Write the history as `toolstand run` does: through IndexedWriter, which keeps the
     sidecar index as it writes."""
-    from toolstand.history_keep import IndexedWriter
-    from toolstand.history_sidecar import sidecar_path
+    from toolstand.history.keep import IndexedWriter
+    from toolstand.history.sidecar import sidecar_path
 
     header, seeds = seed_records(path.parent)
     work = path.parent / "generating"
@@ -117,7 +117,7 @@ def generate(path: Path, n: int) -> None:
 def writer_costs(out: Path, n: int) -> dict[str, float]:
     """Seconds a line for the first 50,000 lines of the history through a plain
     JsonlWriter and through IndexedWriter (the records made the same way for both)."""
-    from toolstand.history_keep import IndexedWriter
+    from toolstand.history.keep import IndexedWriter
     from toolstand.jsonl import JsonlWriter
 
     header, seeds = seed_records(out)
@@ -169,7 +169,7 @@ def line_ends_only(path: Path) -> float:
 
 KILLED = r"""
 import os, sys
-from toolstand.history_keep import IndexedWriter
+from toolstand.history.keep import IndexedWriter
 sys.path.insert(0, "bench")
 import bench_history as bh
 path, n = sys.argv[1], int(sys.argv[2])
@@ -184,8 +184,8 @@ os._exit(0)  # as a kill would: no close, so no last save
 def killed_run(out: Path, n: int) -> tuple[Path, int]:
     """A history whose writer died just before its next save: n attempts written,
     the sidecar of the last save behind by SAVE_EVERY - 1 of them."""
-    from toolstand.history_keep import SAVE_EVERY
-    from toolstand.history_sidecar import sidecar_path
+    from toolstand.history.keep import SAVE_EVERY
+    from toolstand.history.sidecar import sidecar_path
 
     path = out / "killed.jsonl"
     path.unlink(missing_ok=True)
@@ -222,9 +222,9 @@ CHILD = (
     PEAK
     + r"""
 from datetime import date
-from toolstand import history_sidecar as sidecar
-from toolstand.history_index import HistoryIndex
-from toolstand.history_query import Query, run_query, day_range
+from toolstand.history import sidecar
+from toolstand.history.index import HistoryIndex
+from toolstand.history.query import Query, run_query, day_range
 path = sys.argv[1]
 t0 = time.perf_counter()
 ix = HistoryIndex(path)
@@ -252,8 +252,8 @@ print(json.dumps({"index_s": t_index, "rows": ix.rows, "slow_lines": ix.slow_lin
 REOPEN_CHILD = (
     PEAK
     + r"""
-from toolstand import history_sidecar as sidecar
-from toolstand.history_index import HistoryIndex
+from toolstand.history import sidecar
+from toolstand.history.index import HistoryIndex
 t0 = time.perf_counter()
 ix = HistoryIndex(sys.argv[1])
 ok = sidecar.load(ix)
@@ -266,7 +266,7 @@ print(json.dumps({"reopen_s": time.perf_counter() - t0, "from_sidecar": ok, "row
 REPORT_CHILD = (
     PEAK
     + r"""
-from toolstand.metrics import compute_files
+from toolstand.reporting.metrics import compute_files
 t0 = time.perf_counter()
 rep = compute_files([sys.argv[1]])
 print(json.dumps({"report_s": time.perf_counter() - t0, "groups": len(rep.groups),
@@ -336,7 +336,7 @@ def main() -> None:
         print(f"only {free_gb:.1f} GB free: using 300,000 attempts")
         n = 300_000
     path = args.out / f"history_{n}.jsonl"
-    from toolstand.history_sidecar import sidecar_path
+    from toolstand.history.sidecar import sidecar_path
 
     kept = sidecar_path(path)
     if not (path.exists() and kept.exists()):
@@ -365,7 +365,7 @@ def main() -> None:
     rep = child(REPORT_CHILD, path)
     full = full_orjson(path)
     floor = min(line_ends_only(path) for _ in range(2))
-    from toolstand.history_keep import SAVE_EVERY
+    from toolstand.history.keep import SAVE_EVERY
 
     # as large as the main file, one attempt short of the writer's next save
     k_path, k_tail = killed_run(args.out, max(1, n // SAVE_EVERY) * SAVE_EVERY - 1)

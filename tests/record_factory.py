@@ -1,6 +1,6 @@
 """Hand-built history records following docs/records.md, for the report/metrics tests.
 
-``attempt`` writes keys in the order the fast readers want (history.py, "Key order");
+``attempt`` writes keys in the order the fast readers want (history/read.py, "Key order");
 ``lead_order`` rewrites a record in another order to prove the readers only get slower,
 never wrong, on a line that does not follow it.
 """

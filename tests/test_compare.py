@@ -10,10 +10,10 @@ import orjson
 import pytest
 from record_factory import attempt, err, header, judgement, sig, text_judgement, write_jsonl
 
-from toolstand.compare import compare, load_report
-from toolstand.metrics import compute_files
-from toolstand.report import dumps_json, to_json
-from toolstand.report_cli import cmd_compare
+from toolstand.reporting.commands import cmd_compare
+from toolstand.reporting.compare import compare, load_report
+from toolstand.reporting.metrics import compute_files
+from toolstand.reporting.render import dumps_json, to_json
 
 BAD = judgement(
     errors=[err("invalid_arguments", "pattern"), err("argument_mismatch")],

@@ -17,7 +17,7 @@ from record_factory import (
     write_jsonl,
 )
 
-from toolstand.history import (
+from toolstand.history.read import (
     HistoryWarning,
     decode_metrics,
     decode_metrics_errors,
@@ -149,7 +149,7 @@ def test_missing_file_raises_oserror(tmp_path: Path) -> None:
 
 
 def test_in_key_order_makes_any_record_splittable() -> None:
-    from toolstand.history import in_key_order
+    from toolstand.history.read import in_key_order
 
     rec = attempt("a", j=judgement(errors=[err("wrong_tool")]), st=second_turn(passed=False))
     shuffled = lead_order(rec)

@@ -13,11 +13,11 @@ import orjson
 import pytest
 from record_factory import attempt, err, header, judgement, lead_order, second_turn, transport
 
-from toolstand import history_sidecar as sidecar
-from toolstand.history import read_record
-from toolstand.history_files import describe_run_file, list_run_files
-from toolstand.history_index import HistoryIndex
-from toolstand.history_query import Query, day_range, run_query
+from toolstand.history import sidecar
+from toolstand.history.files import describe_run_file, list_run_files
+from toolstand.history.index import HistoryIndex
+from toolstand.history.query import Query, day_range, run_query
+from toolstand.history.read import read_record
 
 DAYS = ("2026-11-27", "2026-11-28")
 
@@ -74,7 +74,7 @@ def write(path: Path, recs: list[dict[str, Any]], order: Any = runner_order) -> 
 def history(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Path, list[int]]:
     order = {
         "runner order": runner_order,
-        "metrics order": lambda r: r,  # record_factory's own order (history.py's contract)
+        "metrics order": lambda r: r,  # record_factory's own order (history/read.py's contract)
         "lead order": lead_order,
     }[request.param]
     path = tmp_path / "h.jsonl"
@@ -360,8 +360,8 @@ def test_small_histories_get_no_sidecar(tmp_path: Path) -> None:
 
 def test_the_history_file_layer_imports_no_textual() -> None:
     probe = (
-        "import toolstand.history_index, toolstand.history_query, toolstand.history_sidecar, "
-        "toolstand.history_files, toolstand.history_shape; import sys; "
+        "import toolstand.history.index, toolstand.history.query, toolstand.history.sidecar, "
+        "toolstand.history.files, toolstand.history.shape; import sys; "
         "print(any(m.startswith('textual') for m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
@@ -371,7 +371,7 @@ def test_the_history_file_layer_imports_no_textual() -> None:
 def test_second_turn_lines_stay_on_the_fast_path(tmp_path: Path) -> None:
     """In the runner's order the second turn (with a judgement of its own) comes before
     the attempt's judgement: the index must read the attempt's, quickly."""
-    from toolstand.history import in_key_order
+    from toolstand.history.read import in_key_order
 
     recs = []
     for n in range(1, 41):
@@ -401,7 +401,7 @@ def test_second_turn_lines_stay_on_the_fast_path(tmp_path: Path) -> None:
 def test_history_and_report_show_the_same_latency(tmp_path: Path) -> None:
     """Issue 14 item 2: the History list's latency is the network time of the attempt's
     turns, the figure the report's p50 is taken over (not turn 1's answering try)."""
-    from toolstand.metrics import compute_files
+    from toolstand.reporting.metrics import compute_files
 
     rec = attempt("recovery_lookup_ok", 1, elapsed_ms=42.0, st=second_turn())
     rec["latency_ms"] = 7.0  # turn 1's answering try alone

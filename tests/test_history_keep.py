@@ -9,10 +9,11 @@ import orjson
 import pytest
 from record_factory import attempt, err, header, judgement, second_turn, transport
 
-from toolstand import history_keep, history_sidecar
-from toolstand.history import in_key_order
-from toolstand.history_index import HistoryIndex
-from toolstand.history_keep import IndexedWriter
+from toolstand.history import keep as history_keep
+from toolstand.history import sidecar as history_sidecar
+from toolstand.history.index import HistoryIndex
+from toolstand.history.keep import IndexedWriter
+from toolstand.history.read import in_key_order
 
 
 @pytest.fixture(autouse=True)

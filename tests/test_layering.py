@@ -31,8 +31,8 @@ def test_the_check_can_fail() -> None:
 def test_the_tuis_own_model_modules_import_no_textual() -> None:
     # what the screens show is computed without Textual, so it can be tested without it
     probe = (
-        "import toolstand.tui.draft, toolstand.tui.templates, toolstand.tui.caselist, "
-        "toolstand.tui.verdicts, toolstand.tui.live, toolstand.tui.project; import sys; "
+        "import toolstand.tui.model.draft, toolstand.tui.model.templates, toolstand.tui.model.case_rows, "
+        "toolstand.tui.model.verdicts, toolstand.tui.model.live, toolstand.tui.model.project; import sys; "
         "print(any(m.startswith('textual') for m in sys.modules))"
     )
     out = subprocess.run(

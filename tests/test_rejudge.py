@@ -153,8 +153,8 @@ def test_rejudge_brings_old_verdicts_to_the_new_rules(tmp_path: Path) -> None:
 def test_the_new_history_comes_with_its_own_sidecar_and_no_temp_file(
     history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolstand import history_sidecar
-    from toolstand.history_index import HistoryIndex
+    from toolstand.history import sidecar as history_sidecar
+    from toolstand.history.index import HistoryIndex
 
     monkeypatch.setattr(history_sidecar, "MIN_ROWS", 1)  # index even a small history
     out = tmp_path / "new.jsonl"

@@ -12,8 +12,9 @@ import pytest
 from record_factory import attempt, header, write_jsonl
 from test_metrics import EXPECTED, suite
 
-from toolstand.metrics import METRICS, Report, compute_files
-from toolstand.report import (
+from toolstand.reporting.commands import cmd_report
+from toolstand.reporting.metrics import METRICS, Report, compute_files
+from toolstand.reporting.render import (
     CSV_COLUMNS,
     WIDTH,
     fmt_rate,
@@ -22,8 +23,7 @@ from toolstand.report import (
     write_errors_csv,
     write_junit,
 )
-from toolstand.report_cli import cmd_report
-from toolstand.stats import Rate
+from toolstand.reporting.stats import Rate
 
 
 @pytest.fixture

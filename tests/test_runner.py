@@ -333,8 +333,8 @@ def test_a_crashing_attempt_is_reported_not_fatal(
 def test_run_leaves_a_sidecar_index_for_the_history_screen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolstand import history_sidecar
-    from toolstand.history_index import HistoryIndex
+    from toolstand.history import sidecar as history_sidecar
+    from toolstand.history.index import HistoryIndex
 
     monkeypatch.setattr(history_sidecar, "MIN_ROWS", 1)  # the real floor is 20,000 rows
     inputs = make_inputs([sim("sim-careful", "openai-chat")])
@@ -354,8 +354,9 @@ def test_a_run_whose_index_fails_still_writes_every_attempt_and_says_so(
 ) -> None:
     import io
 
-    from toolstand import history_keep, history_sidecar
-    from toolstand.history_index import HistoryIndex
+    from toolstand.history import keep as history_keep
+    from toolstand.history import sidecar as history_sidecar
+    from toolstand.history.index import HistoryIndex
 
     def broken(*_: Any) -> int:
         raise OSError("no space left")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolstand.stats import (
+from toolstand.reporting.stats import (
     Rate,
     binom_sf_half,
     holm,

@@ -9,7 +9,7 @@ from typing import IO, Any, Self
 
 import orjson
 
-from toolstand.history_lock import HistoryLock, os_error
+from toolstand.history.lock import HistoryLock, os_error
 from toolstand.problems import LoadError, Problem
 
 AttemptKey = tuple[str, str, str, str, str, int]  # provider, model, api, case_id, mode, attempt
@@ -43,7 +43,7 @@ class JsonlWriter:
     """Appends records; each write is one ``write`` of a whole line, then a flush, so a
     killed process leaves at most one torn line at the end.
 
-    It holds the history's lock (history_lock) while open, so a second writer is
+    It holds the history's lock (history.lock) while open, so a second writer is
     refused; ``lock=False`` when the caller already holds it. Any OS error while
     opening or writing is a HistoryWriteError naming the file."""
 

@@ -174,9 +174,9 @@ def check_record(rec: dict[str, Any], max_retries: int) -> None:
 
 
 def check_metric_denominators(attempts: list[dict[str, Any]]) -> dict[tuple[str, str, str], Any]:
-    """toolstand.metrics agrees with counts made here from the record fields alone:
+    """toolstand.reporting.metrics agrees with counts made here from the record fields alone:
     scored = attempted - transport failures, and every denominator from the scored."""
-    from toolstand.metrics import compute
+    from toolstand.reporting.metrics import compute
 
     report = compute(attempts)
     groups = {g.key: g for g in report.groups}

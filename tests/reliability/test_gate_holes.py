@@ -13,8 +13,8 @@ import pytest
 from record_factory import attempt, header, transport, write_jsonl
 
 from toolstand.cli import main
-from toolstand.compare import compare, load_report
-from toolstand.report_cli import cmd_compare
+from toolstand.reporting.commands import cmd_compare
+from toolstand.reporting.compare import compare, load_report
 
 MODELS = ("m-good", "m-limited", "m-gone", "m-also-gone")
 

@@ -23,11 +23,11 @@ from toolstand.cases import parse_cases
 from toolstand.check import run_check
 from toolstand.cli import main
 from toolstand.config import parse_config
-from toolstand.metrics import compute_files
 from toolstand.problems import LoadError
 from toolstand.rejudge import Change
-from toolstand.report import write_errors_csv, write_junit
-from toolstand.report_cli import cmd_compare, cmd_report
+from toolstand.reporting.commands import cmd_compare, cmd_report
+from toolstand.reporting.metrics import compute_files
+from toolstand.reporting.render import write_errors_csv, write_junit
 
 ROOT = Path(__file__).resolve().parents[2]
 ESC = "\x1b]0;TITLE\x07\x1b[2J"

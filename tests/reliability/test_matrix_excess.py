@@ -13,8 +13,8 @@ import orjson
 import pytest
 
 from reliability.support import go, make_inputs, sim
-from toolstand.metrics import compute_files
-from toolstand.report_cli import cmd_report
+from toolstand.reporting.commands import cmd_report
+from toolstand.reporting.metrics import compute_files
 
 
 @pytest.fixture(scope="module")

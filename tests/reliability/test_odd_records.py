@@ -15,11 +15,11 @@ import orjson
 import pytest
 from record_factory import attempt, header, lead_order, transport, write_jsonl
 
-from toolstand.compare import load_report
-from toolstand.history import in_key_order, iter_records
-from toolstand.history_index import HistoryIndex
-from toolstand.metrics import compute_files
+from toolstand.history.index import HistoryIndex
+from toolstand.history.read import in_key_order, iter_records
 from toolstand.rejudge import rejudge_file
+from toolstand.reporting.compare import load_report
+from toolstand.reporting.metrics import compute_files
 
 
 def _without(key: str) -> dict[str, Any]:

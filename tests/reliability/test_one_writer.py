@@ -15,8 +15,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from toolstand.history_keep import IndexedWriter
-from toolstand.history_lock import HistoryBusy, HistoryLock, lock_path
+from toolstand.history.keep import IndexedWriter
+from toolstand.history.lock import HistoryBusy, HistoryLock, lock_path
 from toolstand.jsonl import JsonlWriter, attempt_key
 
 from .support import config_data, sim
@@ -89,8 +89,8 @@ def test_every_spelling_of_a_path_is_one_lock(
 
 
 async def test_the_tuis_live_appends_take_the_same_lock(tmp_path: Path) -> None:
-    from toolstand.tui.live import LiveSession, live_path
-    from toolstand.tui.project import load_project
+    from toolstand.tui.model.live import LiveSession, live_path
+    from toolstand.tui.model.project import load_project
 
     cfg = tmp_path / "config.json"
     cfg.write_bytes(orjson.dumps(config_data([sim("sim-careful", "openai-chat")])))

@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from toolstand.cli import main
-from toolstand.history_lock import HistoryLock
+from toolstand.history.lock import HistoryLock
 
 from .support import config_data, sim
 

@@ -7,8 +7,8 @@ import pytest
 
 from toolstand.cases import CaseFile
 from toolstand.contract import Contract
-from toolstand.tui.draft import check_draft, field_of, parse_conversation, values_from_case
-from toolstand.tui.templates import NEGATIVE, TEMPLATES, from_template
+from toolstand.tui.model.draft import check_draft, field_of, parse_conversation, values_from_case
+from toolstand.tui.model.templates import NEGATIVE, TEMPLATES, from_template
 
 
 def test_every_case_round_trips_through_the_form_unchanged(

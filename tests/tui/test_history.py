@@ -317,7 +317,7 @@ async def test_a_live_file_is_followed(app_for: AppFor, project: Path, fixed_clo
 async def test_a_cold_index_is_saved_as_it_goes_and_loaded_next_time(
     app_for: AppFor, project: Path, fixed_clock: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolstand import history_sidecar
+    from toolstand.history import sidecar as history_sidecar
 
     recs = write_history(project)
     path = project / "runs" / "fixture.jsonl"

@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import Input, OptionList, Static
 
 from toolstand import cli
-from toolstand.history_files import describe_run_file
+from toolstand.history.files import describe_run_file
 from toolstand.tui import app as app_module
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.cases import CasesScreen
@@ -122,8 +122,8 @@ def test_a_skewed_sample_gives_no_estimate(tmp_path: Path) -> None:
 
 
 def test_the_picker_counts_from_a_sidecar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolstand import history_sidecar
-    from toolstand.history_index import HistoryIndex
+    from toolstand.history import sidecar as history_sidecar
+    from toolstand.history.index import HistoryIndex
 
     recs = list(fixture_records(Path(__file__).parents[2]))
     path = tmp_path / "big.jsonl"

@@ -339,7 +339,7 @@ async def test_latency_is_network_time_not_editing_time(
 ) -> None:
     import time
 
-    from toolstand.metrics import compute_files
+    from toolstand.reporting.metrics import compute_files
 
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:

@@ -22,10 +22,10 @@ from textual.message import Message
 from textual.widgets import HelpPanel, Input, TextArea
 
 from toolstand.tui.commands import ToolstandCommands
-from toolstand.tui.project import Project, load_project
+from toolstand.tui.model.project import Project, load_project
+from toolstand.tui.model.verdicts import LastVerdict, Verdicts, last_verdicts
 from toolstand.tui.registry import SCREENS, factory
 from toolstand.tui.screens.modals import ConfirmModal
-from toolstand.tui.verdicts import LastVerdict, Verdicts, last_verdicts
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
 BLURRED_CURSOR = 0.2  # how much of the foreground a cursor row keeps when its list is not focused
@@ -111,7 +111,7 @@ class ToolstandApp(App[int]):
         # simulator inside the event loop and freeze the screen for a moment
         for name in (
             "toolstand.tui.screens.run",
-            "toolstand.tui.live",
+            "toolstand.tui.model.live",
             "toolstand.sim",
             "httpcore",  # httpx imports its connection machinery on the first request
             "anyio._backends._asyncio",

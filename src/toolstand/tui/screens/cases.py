@@ -23,10 +23,10 @@ from textual.widgets import DataTable, Footer, Input, Select, Static
 from toolstand.casefile_edit import EditRefused, EditResult, append_line, delete_line, replace_line
 from toolstand.cases import CATEGORIES, CaseFile, load_cases
 from toolstand.printable import visible, visible_lines
-from toolstand.tui.caselist import BROKEN, rows
-from toolstand.tui.draft import Draft, FormValues, values_from_case
+from toolstand.tui.model.case_rows import BROKEN, rows
+from toolstand.tui.model.draft import Draft, FormValues, values_from_case
+from toolstand.tui.model.templates import TEMPLATES, duplicate, from_template
 from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
-from toolstand.tui.templates import TEMPLATES, duplicate, from_template
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
 from toolstand.tui.widgets.nav import NavBar

@@ -1,7 +1,7 @@
 """The History screen: a virtualised list of the attempts of one run file, with filters.
 
-A thread worker grows the index (history_index) and posts coalescing progress messages;
-another runs each query (history_query) over the rows indexed so far, then over each
+A thread worker grows the index (history.index) and posts coalescing progress messages;
+another runs each query (history.query) over the rows indexed so far, then over each
 batch of new rows, so the list paints before indexing ends and follows a live file.
 The screen owns the state (index, query, result) and routes messages; nothing here
 reads the file on the UI thread.
@@ -24,11 +24,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, SelectionList, Static
 from textual.worker import get_current_worker
 
-from toolstand import history_sidecar as sidecar
-from toolstand.history import read_record
-from toolstand.history_files import list_run_files
-from toolstand.history_index import HistoryIndex
-from toolstand.history_query import Query, QueryResult, run_query
+from toolstand.history import sidecar
+from toolstand.history.files import list_run_files
+from toolstand.history.index import HistoryIndex
+from toolstand.history.query import Query, QueryResult, run_query
+from toolstand.history.read import read_record
 from toolstand.printable import visible
 from toolstand.tui.screens.attempt import ATTEMPT_BINDINGS, AttemptScreen, DiffScreen
 from toolstand.tui.screens.history_actions import AttemptActions

@@ -18,13 +18,13 @@ from textual.widgets import Select
 from toolstand.cases import CaseFile
 from toolstand.printable import visible
 from toolstand.rejudge import rejudge_record
-from toolstand.tui.templates import unique_id
+from toolstand.tui.model.templates import unique_id
 from toolstand.tui.widgets.attempt_detail import verdict_line
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from toolstand.history_index import HistoryIndex
+    from toolstand.history.index import HistoryIndex
     from toolstand.tui.app import ToolstandApp
 
 

@@ -16,7 +16,7 @@ from textual.widgets import Button, Input, Label, OptionList, Select, Static, Te
 from textual.widgets.option_list import Option
 
 from toolstand.printable import visible
-from toolstand.tui.templates import NEGATIVE, TEMPLATES
+from toolstand.tui.model.templates import NEGATIVE, TEMPLATES
 
 
 class ConfirmModal(ModalScreen[bool]):

@@ -28,8 +28,8 @@ from textual.worker import Worker, WorkerState
 from toolstand.cases import Case
 from toolstand.config import MODES
 from toolstand.printable import visible
+from toolstand.tui.model.verdicts import verdict_of
 from toolstand.tui.screens.modals import PasteForm, PasteModal
-from toolstand.tui.verdicts import verdict_of
 from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.step_panel import StepPanel
@@ -40,7 +40,7 @@ Key = tuple[str, object, str]
 if TYPE_CHECKING:
     from toolstand.attempt import AttemptState
     from toolstand.tui.app import ToolstandApp
-    from toolstand.tui.live import LiveSession, TurnView
+    from toolstand.tui.model.live import LiveSession, TurnView
 
 
 class RunScreen(Screen[None]):
@@ -258,7 +258,7 @@ class RunScreen(Screen[None]):
         return int(cast(int, target)), case, str(self.query_one("#run-mode", Select).value)
 
     def _live(self) -> LiveSession:
-        from toolstand.tui.live import LiveSession  # imports the adapters on first use
+        from toolstand.tui.model.live import LiveSession  # imports the adapters on first use
 
         if self.session is None:
             self.session = LiveSession(self.tapp.project)
@@ -341,7 +341,7 @@ class RunScreen(Screen[None]):
     @on(TurnDone)
     def _turn_done(self, event: TurnDone) -> None:
         from toolstand.attempt import default_results
-        from toolstand.tui.live import views_of
+        from toolstand.tui.model.live import views_of
 
         self._stop_timer()
         started_for, self._started_for = self._started_for, None
@@ -410,7 +410,7 @@ class RunScreen(Screen[None]):
     # --- pasted bodies and the timeline ------------------------------------------------
 
     def action_paste(self) -> None:
-        from toolstand.tui.live import status_of_body
+        from toolstand.tui.model.live import status_of_body
 
         case, target, mode = self._key()
         form = self._paste_form
@@ -433,7 +433,7 @@ class RunScreen(Screen[None]):
         ]
 
     def _pasted(self, form: PasteForm | None) -> None:
-        from toolstand.tui.live import judge_pasted
+        from toolstand.tui.model.live import judge_pasted
 
         if form is None or not form.judge or form.target is None or form.case is None:
             return

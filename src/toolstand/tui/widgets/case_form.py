@@ -20,7 +20,7 @@ from toolstand.cases import CATEGORIES, CaseFile
 from toolstand.contract import Contract
 from toolstand.executor import canned_results
 from toolstand.printable import visible, visible_lines
-from toolstand.tui.draft import Draft, FormValues, check_draft
+from toolstand.tui.model.draft import Draft, FormValues, check_draft
 
 KINDS = [("tool_call: the model must call", "tool_call"), ("text: answer or ask", "text"),
          ("refusal", "refusal")]  # fmt: skip

@@ -9,8 +9,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
-from toolstand.tui.caselist import Row
 from toolstand.tui.fit import fit_id
+from toolstand.tui.model.case_rows import Row
 
 _VERDICT_STYLE = {"pass": "green", "FAIL": "bold red", "err!": "yellow"}
 CATEGORY_WIDTH, EXPECTS_WIDTH = 10, 9

@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
 from toolstand.printable import visible, visible_lines
-from toolstand.tui.live import TurnView, conversation_of
+from toolstand.tui.model.live import TurnView, conversation_of
 
 _ANCHOR = "__toolstand_anchor__"
 

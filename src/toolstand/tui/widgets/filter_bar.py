@@ -1,7 +1,7 @@
 """The filter panel: free text, a time range and one checklist per facet, with counts.
 
 It only builds a Query and shows counts it is given; the History screen runs the query
-(history_query, in a worker) and hands the counts back.
+(history.query, in a worker) and hands the counts back.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Label, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from toolstand.history_query import FACETS, TIME_PRESETS, Query, day_range, value_label
+from toolstand.history.query import FACETS, TIME_PRESETS, Query, day_range, value_label
 from toolstand.printable import visible
 
 LISTED = tuple(f for f in FACETS if f != "day")  # days get the time selector instead

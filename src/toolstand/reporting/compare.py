@@ -37,10 +37,10 @@ from typing import Any, Literal
 
 import orjson
 
-from toolstand.metrics import LOWER_IS_BETTER, METRICS, compute_files
 from toolstand.printable import visible
-from toolstand.report import pack, to_json
-from toolstand.stats import holm, mcnemar_exact, two_proportion_drop
+from toolstand.reporting.metrics import LOWER_IS_BETTER, METRICS, compute_files
+from toolstand.reporting.render import pack, to_json
+from toolstand.reporting.stats import holm, mcnemar_exact, two_proportion_drop
 
 Counts = tuple[int, int]
 MAX_TRANSPORT_ERRORS = 0.2  # the share of a group's attempts; above it the gate fails

@@ -12,10 +12,16 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from toolstand.compare import MAX_TRANSPORT_ERRORS, compare, load_report, render
-from toolstand.metrics import compute_files
 from toolstand.printable import visible
-from toolstand.report import dumps_json, json_text, render_table, write_errors_csv, write_junit
+from toolstand.reporting.compare import MAX_TRANSPORT_ERRORS, compare, load_report, render
+from toolstand.reporting.metrics import compute_files
+from toolstand.reporting.render import (
+    dumps_json,
+    json_text,
+    render_table,
+    write_errors_csv,
+    write_junit,
+)
 
 
 def cmd_report(

@@ -21,9 +21,9 @@ from typing import Any
 
 import orjson
 
-from toolstand.history import HistoryWarning
-from toolstand.history_index import Facet, HistoryIndex
-from toolstand.history_shape import VERDICTS
+from toolstand.history.index import Facet, HistoryIndex
+from toolstand.history.read import HistoryWarning
+from toolstand.history.shape import VERDICTS
 
 MAGIC = b"toolstand-history-index 3\n"  # 2: odd attempts skipped; 3: latency = elapsed_ms
 FOLDER = ".index"

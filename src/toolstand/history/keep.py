@@ -4,8 +4,8 @@ Indexing a history means decoding part of every line, which in Python costs far 
 than reading the bytes (bench/README_history.md). The process that appends an attempt
 already holds the record, though, so it can put the record's row into the index without
 reading the line back. IndexedWriter does that: every attempt it writes becomes a row of
-a HistoryIndex (history_index.add_written), and the index is saved as the sidecar
-(history_sidecar) every ``save_every`` attempts and when the writer closes. The History
+a HistoryIndex (history.index.add_written), and the index is saved as the sidecar
+(history.sidecar) every ``save_every`` attempts and when the writer closes. The History
 screen then opens such a file by loading the sidecar and reading only the lines written
 after the last save: a killed run leaves at most ``save_every`` attempts to index.
 
@@ -26,9 +26,9 @@ from typing import Any
 
 import orjson
 
-from toolstand import history_sidecar
-from toolstand.history_index import HistoryIndex
-from toolstand.history_shape import flat_row
+from toolstand.history import sidecar as history_sidecar
+from toolstand.history.index import HistoryIndex
+from toolstand.history.shape import flat_row
 from toolstand.jsonl import JsonlWriter
 
 SAVE_EVERY = 10_000  # attempts between two saves: what a killed run can leave unindexed

@@ -15,10 +15,10 @@ from typing import IO, Any
 import orjson
 
 from toolstand.canonical import canonical_json
-from toolstand.history_shape import error_code
-from toolstand.metrics import FailedAttempt, GroupStats, Report
+from toolstand.history.shape import error_code
 from toolstand.printable import visible, visible_lines
-from toolstand.stats import Rate
+from toolstand.reporting.metrics import FailedAttempt, GroupStats, Report
+from toolstand.reporting.stats import Rate
 
 CSV_COLUMNS = (
     "provider",

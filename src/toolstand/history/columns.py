@@ -2,7 +2,7 @@
 minute, and numeric columns that survive a stray value.
 
 A categorical column holds a one-byte code per row (two bytes past 256 distinct
-values), so a million attempts take tens of megabytes; history_query.py filters them
+values), so a million attempts take tens of megabytes; query.py filters them
 with ``bytes.translate`` and big-integer ANDs.
 """
 

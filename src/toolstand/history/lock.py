@@ -22,7 +22,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from toolstand.history_sidecar import FOLDER
+from toolstand.history.sidecar import FOLDER
 from toolstand.problems import LoadError, Problem
 
 

@@ -21,9 +21,15 @@ from typing import Any
 
 import orjson
 
-from toolstand.history import HistoryWarning, decode_summary, scan_with, split_metrics, unique_paths
-from toolstand.history_fields import RunMeta, field_problem, outcome_problem
-from toolstand.metric_tally import (
+from toolstand.history.fields import RunMeta, field_problem, outcome_problem
+from toolstand.history.read import (
+    HistoryWarning,
+    decode_summary,
+    scan_with,
+    split_metrics,
+    unique_paths,
+)
+from toolstand.reporting.tally import (
     _PASSED,
     LOWER_IS_BETTER,
     METRICS,

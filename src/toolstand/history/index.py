@@ -4,11 +4,11 @@ One row per attempt: its byte offset and compact summary columns (time, run, pro
 model, case, mode, attempt, verdict, error codes, latency). Categorical columns hold a
 one-byte code per row (two bytes past 256 distinct values), so a million attempts take
 tens of megabytes, and a filter is a ``bytes.translate`` per column plus big-integer ANDs,
-all at C speed (history_query.py).
+all at C speed (query.py).
 
 Speed comes from decoding as little as possible. A runner writes every attempt of a file
 with the same top-level key order; the index learns that order from the first attempt
-(LineShape, history_shape.py) and then, per line, decodes only the small-key segments it
+(LineShape, shape.py) and then, per line, decodes only the small-key segments it
 needs with orjson (closed in place, never copied) and reads the judgement's verdict where
 it starts. Error lists are decoded for failures only. A line that does not fit the
 learned shape is decoded with history.decode_summary instead: the order is a speed
@@ -16,7 +16,7 @@ contract, never a correctness one. Request and response bodies are never decoded
 
 ``update`` reads only whole lines, so it can be called again and again to follow a file
 still being written; a torn last line is left for later and reported as a warning.
-history_sidecar.py saves the columns so that the next session starts where this one ended.
+sidecar.py saves the columns so that the next session starts where this one ended.
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ from typing import Any
 
 import orjson
 
-from toolstand.history import HistoryWarning, decode_summary
-from toolstand.history_columns import (
+from toolstand.history.columns import (
     MINUTE,
     SECONDS,
     ZONE,
@@ -41,8 +40,9 @@ from toolstand.history_columns import (
     as_uint,
     column,
 )
-from toolstand.history_fields import TEXT_FIELDS, attempt_problem, field_problem, outcome_problem
-from toolstand.history_shape import (
+from toolstand.history.fields import TEXT_FIELDS, attempt_problem, field_problem, outcome_problem
+from toolstand.history.read import HistoryWarning, decode_summary
+from toolstand.history.shape import (
     ATTEMPT,
     ERROR,
     FAIL,
@@ -90,7 +90,7 @@ class HistoryIndex:
         self.warnings: list[HistoryWarning] = []
         self.tail: HistoryWarning | None = None  # an unfinished last line, if any
         self.slow_lines = 0
-        self.persisted = 0  # rows a sidecar file holds (history_sidecar)
+        self.persisted = 0  # rows a sidecar file holds (history.sidecar)
         self._shape: LineShape | None = None
         self._chunk_line = 0  # lines read before the chunk being indexed
         self._err_cache: dict[bytes, tuple[str, ...]] = {}
@@ -317,7 +317,7 @@ class HistoryIndex:
 
     def add_written(self, lines: Sequence[tuple[int, dict[str, Any]]], end: int) -> int:
         """Index lines that the caller itself just wrote, from the records it still holds
-        (history_keep): ``(offset, row)`` pairs, where a row is ``flat_row(record)`` for
+        (history.keep): ``(offset, row)`` pairs, where a row is ``flat_row(record)`` for
         an attempt and the record itself for anything else. The lines must be whole and
         continue the file from ``self.end``, the last one ending at ``end``: nothing is
         read. The number of attempts added."""

@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from itertools import compress
 from typing import Any
 
-from toolstand.history_index import Facet, HistoryIndex
+from toolstand.history.index import Facet, HistoryIndex
 
 # facet name -> the index column it reads
 FACETS: dict[str, str] = {

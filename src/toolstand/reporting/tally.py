@@ -1,6 +1,6 @@
 """What a report counts, per case and per provider × model × mode (no reading, no Textual).
 
-metrics.Collector fills these from the history; report.py and compare.py render them.
+metrics.Collector fills these from the history; render.py and compare.py render them.
 Every rate is numerator / denominator; a group's counts are sums of its cases' counts.
 """
 
@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolstand.history import HistoryWarning
-from toolstand.history_fields import RunMeta
-from toolstand.stats import Rate, percentile
+from toolstand.history.fields import RunMeta
+from toolstand.history.read import HistoryWarning
+from toolstand.reporting.stats import Rate, percentile
 
 METRICS: tuple[str, ...] = (
     "pass_rate",

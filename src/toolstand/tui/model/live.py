@@ -40,7 +40,7 @@ from toolstand.jsonl import JsonlWriter
 from toolstand.judge import judge
 from toolstand.runner import Inputs, header, targets_for
 from toolstand.transport import decode_body, make_client, sanitize_request
-from toolstand.tui.project import Project
+from toolstand.tui.model.project import Project
 
 
 @dataclass

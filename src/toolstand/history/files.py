@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from toolstand import history_sidecar as sidecar
+from toolstand.history import sidecar
 
 
 @dataclass(frozen=True)
