@@ -12,8 +12,8 @@ from record_factory import attempt, err, header, judgement, sig, text_judgement,
 
 from toolstand.reporting.commands import cmd_compare
 from toolstand.reporting.compare import compare, load_report
+from toolstand.reporting.formats import dumps_json, to_json
 from toolstand.reporting.metrics import compute_files
-from toolstand.reporting.render import dumps_json, to_json
 
 BAD = judgement(
     errors=[err("invalid_arguments", "pattern"), err("argument_mismatch")],

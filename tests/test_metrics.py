@@ -24,8 +24,8 @@ from record_factory import (
 
 from toolstand.config import parse_config
 from toolstand.history.read import iter_records
+from toolstand.reporting.formats import to_json
 from toolstand.reporting.metrics import METRICS, GroupStats, Report, compute, compute_files
-from toolstand.reporting.render import to_json
 from toolstand.runner import load_inputs, run
 
 BAD_ARGS = [

@@ -13,8 +13,7 @@ from record_factory import attempt, header, write_jsonl
 from test_metrics import EXPECTED, suite
 
 from toolstand.reporting.commands import cmd_report
-from toolstand.reporting.metrics import METRICS, Report, compute_files
-from toolstand.reporting.render import (
+from toolstand.reporting.formats import (
     CSV_COLUMNS,
     WIDTH,
     fmt_rate,
@@ -23,6 +22,7 @@ from toolstand.reporting.render import (
     write_errors_csv,
     write_junit,
 )
+from toolstand.reporting.metrics import METRICS, Report, compute_files
 from toolstand.reporting.stats import Rate
 
 

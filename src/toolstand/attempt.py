@@ -20,7 +20,7 @@ from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, ToolSpec
 from toolstand.decision import ModelDecision
 from toolstand.executor import execute
-from toolstand.history.read import in_key_order
+from toolstand.history import in_key_order
 from toolstand.judge import followup_applies, judge, judge_followup
 from toolstand.redact import scrub_record, scrubbable
 from toolstand.transport import Exchange, RetryPolicy, exchange, request_hash, sanitize_request

@@ -326,13 +326,13 @@ def _only(text: str | None) -> set[str] | None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from toolstand.reporting.commands import cmd_report as report
+    from toolstand.reporting import cmd_report as report
 
     return report(args.runs, args.json, args.errors_csv, args.junit)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from toolstand.reporting.commands import cmd_compare as compare
+    from toolstand.reporting import cmd_compare as compare
 
     return compare(
         args.baseline,

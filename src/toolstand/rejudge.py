@@ -18,10 +18,14 @@ from typing import IO, Any
 from toolstand.adapters import get_adapter
 from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.contract import Contract, load_contract
-from toolstand.history.fields import attempt_problem, field_problem
-from toolstand.history.keep import IndexedWriter
-from toolstand.history.lock import HistoryLock, os_error
-from toolstand.history.sidecar import sidecar_path
+from toolstand.history import (
+    HistoryLock,
+    IndexedWriter,
+    attempt_problem,
+    field_problem,
+    os_error,
+    sidecar_path,
+)
 from toolstand.jsonl import HistoryWriteError, iter_lines
 from toolstand.judge import followup_applies, judge, judge_followup
 from toolstand.printable import visible

@@ -26,8 +26,7 @@ from toolstand.canonical import sha256_hex
 from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, load_contract
-from toolstand.history.keep import IndexedWriter
-from toolstand.history.lock import HistoryLock
+from toolstand.history import HistoryLock, IndexedWriter
 from toolstand.jsonl import (
     KEPT,
     AttemptKey,

@@ -26,8 +26,8 @@ from toolstand.config import parse_config
 from toolstand.problems import LoadError
 from toolstand.rejudge import Change
 from toolstand.reporting.commands import cmd_compare, cmd_report
+from toolstand.reporting.formats import write_errors_csv, write_junit
 from toolstand.reporting.metrics import compute_files
-from toolstand.reporting.render import write_errors_csv, write_junit
 
 ROOT = Path(__file__).resolve().parents[2]
 ESC = "\x1b]0;TITLE\x07\x1b[2J"

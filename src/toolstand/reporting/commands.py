@@ -14,14 +14,14 @@ from typing import TextIO
 
 from toolstand.printable import visible
 from toolstand.reporting.compare import MAX_TRANSPORT_ERRORS, compare, load_report, render
-from toolstand.reporting.metrics import compute_files
-from toolstand.reporting.render import (
+from toolstand.reporting.formats import (
     dumps_json,
     json_text,
     render_table,
     write_errors_csv,
     write_junit,
 )
+from toolstand.reporting.metrics import compute_files
 
 
 def cmd_report(

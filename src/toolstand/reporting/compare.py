@@ -38,8 +38,8 @@ from typing import Any, Literal
 import orjson
 
 from toolstand.printable import visible
+from toolstand.reporting.formats import pack, to_json
 from toolstand.reporting.metrics import LOWER_IS_BETTER, METRICS, compute_files
-from toolstand.reporting.render import pack, to_json
 from toolstand.reporting.stats import holm, mcnemar_exact, two_proportion_drop
 
 Counts = tuple[int, int]

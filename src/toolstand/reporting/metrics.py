@@ -21,10 +21,12 @@ from typing import Any
 
 import orjson
 
-from toolstand.history.fields import RunMeta, field_problem, outcome_problem
-from toolstand.history.read import (
+from toolstand.history import (
     HistoryWarning,
+    RunMeta,
     decode_summary,
+    field_problem,
+    outcome_problem,
     scan_with,
     split_metrics,
     unique_paths,

@@ -1,6 +1,6 @@
 """What a report counts, per case and per provider × model × mode (no reading, no Textual).
 
-metrics.Collector fills these from the history; render.py and compare.py render them.
+metrics.Collector fills these from the history; formats.py and compare.py render them.
 Every rate is numerator / denominator; a group's counts are sums of its cases' counts.
 """
 
@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolstand.history.fields import RunMeta
-from toolstand.history.read import HistoryWarning
+from toolstand.history import HistoryWarning, RunMeta
 from toolstand.reporting.stats import Rate, percentile
 
 METRICS: tuple[str, ...] = (

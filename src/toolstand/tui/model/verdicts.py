@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolstand.history.read import HistoryWarning, scan
+from toolstand.history import HistoryWarning, scan
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from toolstand.history.read import read_record
+from toolstand.history import read_record
 from toolstand.printable import visible
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.attempt_diff import AttemptDiff

@@ -24,11 +24,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, SelectionList, Static
 from textual.worker import get_current_worker
 
-from toolstand.history import sidecar
-from toolstand.history.files import list_run_files
-from toolstand.history.index import HistoryIndex
-from toolstand.history.query import Query, QueryResult, run_query
-from toolstand.history.read import read_record
+from toolstand.history import (
+    HistoryIndex,
+    Query,
+    QueryResult,
+    list_run_files,
+    read_record,
+    run_query,
+    sidecar,
+)
 from toolstand.printable import visible
 from toolstand.tui.screens.attempt import ATTEMPT_BINDINGS, AttemptScreen, DiffScreen
 from toolstand.tui.screens.history_actions import AttemptActions

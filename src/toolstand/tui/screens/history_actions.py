@@ -24,7 +24,7 @@ from toolstand.tui.widgets.attempt_detail import verdict_line
 if TYPE_CHECKING:
     from textual.app import App
 
-    from toolstand.history.index import HistoryIndex
+    from toolstand.history import HistoryIndex
     from toolstand.tui.app import ToolstandApp
 
 

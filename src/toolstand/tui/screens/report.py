@@ -1,5 +1,5 @@
 """The Report screen: the metrics of one run file, computed by metrics.compute_files in a
-thread worker (its fast path), shown by ReportView, exported by reporting/render.py."""
+thread worker (its fast path), shown by ReportView, exported by reporting/formats.py."""
 
 from __future__ import annotations
 
@@ -14,10 +14,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from toolstand.history.files import list_run_files
+from toolstand.history import list_run_files
 from toolstand.printable import visible
-from toolstand.reporting.metrics import Report, compute_files
-from toolstand.reporting.render import dumps_json, write_errors_csv
+from toolstand.reporting import Report, compute_files, dumps_json, write_errors_csv
 from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.report_view import ReportView

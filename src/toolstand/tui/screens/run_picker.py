@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from toolstand.history.files import RunFile, list_run_files
+from toolstand.history import RunFile, list_run_files
 from toolstand.printable import visible
 
 LIVE_S = 30  # a file written this recently may still be growing

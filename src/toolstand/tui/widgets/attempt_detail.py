@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static, TextArea
 
-from toolstand.history.shape import error_code
+from toolstand.history import error_code
 from toolstand.printable import visible, visible_lines
 
 SHOWN_BYTES = 1 << 16  # a pane shows this much of a body; `y` copies the whole record

@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.widgets import DataTable
 
 from toolstand.canonical import canonical_json
-from toolstand.history.shape import error_code
+from toolstand.history import error_code
 from toolstand.printable import visible
 
 _MISSING = object()

@@ -22,7 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from toolstand.history.index import HistoryIndex
+from toolstand.history import HistoryIndex
 from toolstand.printable import visible
 from toolstand.tui.fit import cut_middle
 

@@ -1,7 +1,7 @@
 """A computed metrics.Report as tables: metrics per provider × model × mode (counts, 95%
 intervals, bars), the error table, and per-case pass rates with flaky cases marked.
 
-Every number comes from the Report (reporting/metrics.py, reporting/render.py); nothing is recomputed here.
+Every number comes from the Report (reporting/metrics.py, reporting/formats.py); nothing is recomputed here.
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from toolstand.history.shape import error_code
+from toolstand.history import error_code
 from toolstand.printable import visible
-from toolstand.reporting.metrics import LOWER_IS_BETTER, METRICS, GroupStats, Report
-from toolstand.reporting.stats import Rate
+from toolstand.reporting import LOWER_IS_BETTER, METRICS, GroupStats, Rate, Report
 from toolstand.tui.fit import fit_id
 
 SHORT = {

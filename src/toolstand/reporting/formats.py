@@ -15,7 +15,7 @@ from typing import IO, Any
 import orjson
 
 from toolstand.canonical import canonical_json
-from toolstand.history.shape import error_code
+from toolstand.history import error_code
 from toolstand.printable import visible, visible_lines
 from toolstand.reporting.metrics import FailedAttempt, GroupStats, Report
 from toolstand.reporting.stats import Rate
