@@ -9,7 +9,7 @@ from textual.command import CommandPalette
 from textual.widgets import Input, Static, TextArea
 
 from toolstand.tui.app import ToolstandApp, load_keymap
-from toolstand.tui.registry import PlaceholderScreen, ScreenEntry, factory
+from toolstand.tui.registry import ScreenEntry, factory
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.case_form import CaseForm
@@ -20,10 +20,10 @@ from .conftest import SIZE, wait_for
 AppFor = Callable[..., ToolstandApp]
 
 
-def test_a_missing_screen_module_gets_a_placeholder() -> None:
+def test_a_missing_screen_module_is_not_hidden() -> None:
     entry = ScreenEntry("later", "Later", "f9", "9", "toolstand.tui.screens.not_there", "X")
-    screen = factory(entry)()
-    assert isinstance(screen, PlaceholderScreen)
+    with pytest.raises(ModuleNotFoundError):
+        factory(entry)()
 
 
 def test_a_broken_screen_module_is_not_hidden() -> None:
