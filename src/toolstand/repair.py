@@ -17,12 +17,11 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from jsonschema import Draft202012Validator
 
-RepairClass = Literal["raw_valid", "repairable", "invalid"]
-REPAIR_RULES: tuple[str, ...] = ("strip", "number_from_string", "enum_case")
+from toolstand.types import RepairClass
 
 _DECIMAL = re.compile(r"^\s*[-+]?\d+(?:[.,]\d+)?\s*$")
 

@@ -18,7 +18,6 @@ from toolstand.cases import Case, load_cases
 from toolstand.contract import Contract, ToolSpec
 
 ROOT = Path(__file__).resolve().parents[2]
-APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 KEY = "sk-test"
 SYSTEM = "Ты маршрутизатор инструментов службы доставки."
 # the shipped cases with a second turn, read from the case file so a new one is covered

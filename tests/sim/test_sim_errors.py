@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from simwire import APIS, HEADERS, ask, build, for_case, path, send
+from simwire import HEADERS, ask, build, for_case, path, send
 
 from toolstand.cases import Case
 from toolstand.contract import Contract
 from toolstand.sim import MODELS
+from toolstand.types import APIS
 
 
 def envelope_message(api: str, data: dict) -> str:

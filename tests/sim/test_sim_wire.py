@@ -6,10 +6,11 @@ from collections import Counter
 
 import httpx
 import pytest
-from simwire import APIS, FOLLOWUP_CASES, ask, build, call_key, fake_execute, for_case, second, send
+from simwire import FOLLOWUP_CASES, ask, build, call_key, fake_execute, for_case, second, send
 
 from toolstand.cases import Case
 from toolstand.contract import Contract
+from toolstand.types import APIS
 
 pytestmark = pytest.mark.parametrize("api", APIS)
 

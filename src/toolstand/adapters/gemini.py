@@ -43,6 +43,7 @@ from toolstand.adapters.base import (
 from toolstand.adapters.schema import check_sent_tools, strip_private, to_gemini_parameters
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.types import RequestToolChoice
 
 SCHEMA_FORMS = ("parametersJsonSchema", "parameters")
 # finishReason values and what each means for the decision (providers.md D3 and §1).
@@ -225,7 +226,7 @@ class GeminiAdapter:
         )
 
 
-def function_calling_config(choice: str) -> dict[str, Any]:
+def function_calling_config(choice: RequestToolChoice) -> dict[str, Any]:
     modes = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
     if choice in modes:
         return {"mode": modes[choice]}

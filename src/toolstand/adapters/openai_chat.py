@@ -58,6 +58,7 @@ from toolstand.adapters.base import (
 from toolstand.adapters.schema import check_sent_tools, strip_private
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.types import RequestToolChoice
 
 MAX_TOKENS_PARAMS = ("max_completion_tokens", "max_tokens")
 # 429s that are billing states: retrying cannot help (providers.md A5)
@@ -170,7 +171,7 @@ class OpenAIChatAdapter:
         return Usage(as_int(u.get("prompt_tokens")), as_int(u.get("completion_tokens")))
 
 
-def tool_choice(choice: str) -> Any:
+def tool_choice(choice: RequestToolChoice) -> Any:
     if choice in ("auto", "none", "required"):
         return choice
     return {"type": "function", "function": {"name": choice}}
