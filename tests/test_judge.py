@@ -1,4 +1,4 @@
-"""The judge on artificial decisions: one test per rule in design.md's "Precise rules"."""
+"""The judge on artificial decisions: one test per rule of the judge."""
 
 from __future__ import annotations
 

@@ -69,7 +69,7 @@ def test_careful_passes_every_case_on_every_api(tmp_path: Path) -> None:
         and h["prompt"]["version"] == "delivery-router-v1"
     )
     assert h["cases"]["hash"] == inputs.casefile.sha256 and h["toolstand_version"]
-    # every field design.md lists is on each attempt
+    # every field docs/records.md lists is on each attempt
     for key in (
         "run_id",
         "provider",

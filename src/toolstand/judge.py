@@ -1,6 +1,6 @@
 """The judge: verdicts, error codes and per-metric booleans for one attempt.
 
-It follows design.md's "Precise rules" to the letter; the report reads the booleans
+Each rule has its test in tests/test_judge.py; the report reads the booleans
 it leaves in ``judgement.metrics`` and never re-derives them.
 """
 
@@ -223,7 +223,7 @@ def judge(
     """Judge the first turn. ``offered_tools``: the names actually sent (None: all).
 
     ``no_tools`` is a control: nothing was offered, so every case is judged as expecting
-    no call (a call reported there points at the parser, seed 000)."""
+    no call (a call reported there points at the parser)."""
     expect = case.expect
     control = mode == "no_tools"
     offered = set(offered_tools) if offered_tools is not None else set(contract.by_name)
@@ -294,7 +294,7 @@ def judge(
                         _err("unexpected_call", call_index=info.index, actual=info.call.name)
                     )
     else:
-        # the control checks text only for cases that expect text (design.md, Modes)
+        # the control checks text only for cases that expect text
         needles = expect.contains_any if not control or expect.kind == "text" else None
         if infos:
             errors.append(_err("unexpected_call", actual=[i.call.name for i in infos]))
@@ -405,7 +405,7 @@ def _no_answer(decision: ModelDecision, *, expects_call: bool) -> JudgeError:
     """The one code of a turn with no call and no readable text.
 
     ``invalid_json`` only where a call's raw arguments exist and do not parse (Gemini's
-    MALFORMED_FUNCTION_CALL counts as one, design.md); a cut answer is ``truncated``.
+    MALFORMED_FUNCTION_CALL counts as one); a cut answer is ``truncated``.
     Anything else (a body whose items, blocks or finish reason the adapter does not
     read, an empty body, a provider's failed status) is not the model's JSON: it is the
     absence of what the case expects, ``missing_call`` or ``text_mismatch``, and the

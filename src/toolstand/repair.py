@@ -1,8 +1,7 @@
 """Declared deterministic repairs and domain normalizers for tool arguments.
 
 Repairs are the only changes toolstand ever makes to arguments, and it makes them
-beside the raw value, never instead of it (seed 000, "Не исправляйте аргументы
-незаметно"). Rules, in the order they are tried on each value:
+beside the raw value, never instead of it (README, "What it measures"). Rules, in the order they are tried on each value:
 
 - ``strip``: surrounding white space around a string;
 - ``number_from_string``: a decimal string ("2.5", "2,5", " 12 ") where the schema wants

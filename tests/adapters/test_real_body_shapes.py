@@ -1,6 +1,6 @@
 """Issue 19: body shapes seen in real recorded 200s, read from the wire to the verdict.
 
-Each row is one shape from providers.md §1 (the "Corrected 2026-12" note): the adapter's
+Each row is one shape a provider was seen to send: the adapter's
 decision and the judge's codes on a case that expects a call (direct_lookup), one that
 expects text (missing_id) and one that expects a refusal (refuse_forgery). None of them
 is ``invalid_json``: that code is the model's argument JSON, never a body shape.

@@ -1,6 +1,6 @@
 """Raw requests and response readers for the simulator tests.
 
-A deliberately small reading of providers.md written apart from the adapters, so these
+A deliberately small reading of the providers' API references written apart from the adapters, so these
 tests check the simulator's wire shapes without depending on toolstand's own adapters.
 """
 
@@ -193,7 +193,7 @@ def _parse(raw: str) -> dict[str, Any] | None:
 
 
 def read(api: str, body: dict[str, Any]) -> Read:
-    """The decision in a 200 body, read the way providers.md section 1 says."""
+    """The decision in a 200 body, read the way the adapters' decision tables say."""
     if api == "openai-chat":
         choice = body["choices"][0]
         msg = choice["message"]

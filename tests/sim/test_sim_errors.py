@@ -64,7 +64,7 @@ async def test_gemini_key_in_header_or_query(
     assert (await client.post(url, json=body, headers={"x-goog-api-key": "k"})).status_code == 200
     assert (await client.post(url, json=body, params={"key": "k"})).status_code == 200
     resp = await client.post(url, json=body)
-    # Gemini answers a missing key with 403 PERMISSION_DENIED (providers.md D5), not 401
+    # Gemini answers a missing key with 403 PERMISSION_DENIED not 401
     assert resp.status_code == 403 and resp.json()["error"]["status"] == "PERMISSION_DENIED"
 
 

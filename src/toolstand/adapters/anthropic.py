@@ -46,7 +46,7 @@ from toolstand.decision import ModelDecision, ToolCall
 from toolstand.types import RequestToolChoice
 
 DEFAULT_VERSION = "2023-06-01"
-# from this version on: Bearer auth and no sampling parameters (providers.md C1)
+# from this version on: Bearer auth and no sampling parameters
 BEARER_FROM = "2026-10-21"
 DEFAULT_MAX_TOKENS = 1024  # max_tokens is required by this API
 TRUNCATION_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})

@@ -3,7 +3,7 @@
 Every quality rate comes from ``judgement.metrics`` (first turn) and ``second_turn``
 (error recovery) as docs/records.md fixes them; the judge decided, this module only
 counts, so a re-judged history gives re-judged metrics. Modes are never pooled: auto,
-forced, no_tools and reversed answer different questions (seed 000). no_tools is a
+forced, no_tools and reversed answer different questions (README). no_tools is a
 control: the judge marks every case in it as expecting no call, so its tool-selection
 and argument denominators are 0 and a text answer is a pass; a history judged before
 that rule gets it from ``toolstand rejudge``.

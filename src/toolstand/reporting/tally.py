@@ -210,7 +210,7 @@ class GroupStats:
         """Cost from token counts × price per million tokens; else the records' cost_usd.
 
         Per passed attempt, because a cheap model that fails half the time costs twice
-        its sticker price per completed operation (seed 000).
+        its sticker price per completed operation.
         """
         if price is not None:
             total = (
