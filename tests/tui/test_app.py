@@ -96,17 +96,6 @@ async def test_the_list_shows_the_last_known_verdicts(app_for: AppFor, project: 
         assert last == {"direct_lookup": "FAIL", "missing_id": "err!", "quote_complete": ""}
 
 
-async def test_a_placeholder_names_the_screen(app_for: AppFor) -> None:
-    app = app_for()
-    async with app.run_test(size=SIZE) as pilot:
-        app.add_mode(
-            "later", factory(ScreenEntry("later", "Later", "f9", "9", "nope.nothing", "X"))
-        )
-        await app.switch_mode("later")
-        await pilot.pause()
-        assert "Later: not built yet" in str(app.screen.query_one("#placeholder", Static).render())
-
-
 async def test_without_a_config_cases_still_work_and_run_says_why(
     app_for: AppFor, project: Path
 ) -> None:
