@@ -20,13 +20,14 @@ from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.contract import Contract, load_contract
 from toolstand.history import (
     HistoryLock,
+    HistoryWriteError,
     IndexedWriter,
     attempt_problem,
     field_problem,
+    iter_lines,
     os_error,
     sidecar_path,
 )
-from toolstand.jsonl import HistoryWriteError, iter_lines
 from toolstand.judge import followup_applies, judge, judge_followup
 from toolstand.printable import visible
 from toolstand.problems import LoadError, Problem

@@ -26,11 +26,12 @@ from toolstand.canonical import sha256_hex
 from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, load_contract
-from toolstand.history import HistoryLock, IndexedWriter
-from toolstand.jsonl import (
+from toolstand.history import (
     KEPT,
     AttemptKey,
+    HistoryLock,
     HistoryWriteError,
+    IndexedWriter,
     attempt_key,
     iter_lines,
     repair_tail,
