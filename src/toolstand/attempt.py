@@ -122,15 +122,12 @@ def start(
     config: Config,
 ) -> AttemptState:
     offered, blocked = offered_tools(contract, case, mode)
-    options: dict[str, Any] = {}
-    if target.spec.anthropic_version:
-        options["anthropic_version"] = target.spec.anthropic_version
     settings = RequestSettings(
         tool_choice=tool_choice_for(case, mode),
         parallel_tool_calls=target.spec.parallel_tool_calls,
         temperature=config.temperature,
         max_output_tokens=config.max_output_tokens,
-        options=options,
+        options=target.spec.adapter_options(),
     )
     secrets = target.all_secrets(config)
     return AttemptState(target, case, mode, attempt, run_id, offered, blocked, settings, secrets)
