@@ -15,6 +15,7 @@ import httpx
 from toolstand import __version__
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, RequestSettings, ToolResult
+from toolstand.adapters.strict import nulls_as_absent
 from toolstand.cases import Case
 from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, ToolSpec
@@ -156,6 +157,8 @@ async def _send(
         secrets=state.secrets,
     )
     decision = None if ex.error is not None else state.target.adapter.parse_decision(ex.body)
+    if decision is not None and built.nullable:  # strict mode: a null there means absent
+        decision = nulls_as_absent(decision, built.nullable)
     return Turn(built, ex, decision)
 
 
