@@ -169,6 +169,11 @@ class RunSpec(_Strict):
         return self.base_url == "sim"
 
     @property
+    def plain_http(self) -> bool:
+        """The base URL is ``http://``: no TLS anywhere on the way to it."""
+        return urlsplit(self.base_url).scheme == "http"
+
+    @property
     def label(self) -> str:
         return f"{self.provider}/{self.model} ({self.api})"
 
