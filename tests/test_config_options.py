@@ -3,6 +3,7 @@ and recorded in the run header."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import orjson
 import pytest
 from test_runner import go, make_inputs, read, sim
 
+from toolstand.cli import _parser
 from toolstand.config import OPTIONS_BY_API, parse_config
 from toolstand.problems import LoadError
 
@@ -112,3 +114,16 @@ def test_options_shape_the_request_and_are_recorded_in_the_header(tmp_path: Path
     gemini = by_api["gemini"]["request"]["body"]["tools"][0]["functionDeclarations"]
     assert all("parameters" in d and "parametersJsonSchema" not in d for d in gemini)
     assert all(a["judgement"]["verdict"] == "pass" for a in attempts)
+
+
+def test_run_help_and_readme_name_every_option_with_its_apis() -> None:
+    parser = _parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    run = sub.choices["run"]
+    text = " ".join(run.format_help().split())
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    for api, keys in OPTIONS_BY_API.items():
+        for key in keys:
+            assert key in text and api in text, (api, key)
+            row = next(line for line in readme.splitlines() if line.startswith(f"| `{key}` |"))
+            assert api in row, (api, key)
