@@ -13,6 +13,7 @@ from toolstand.cases import Case
 from toolstand.contract import Contract, ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.judge import judge
+from toolstand.rejudge import rejudge_record
 
 from .support import MESSAGES, SYSTEM, settings
 
@@ -202,3 +203,47 @@ def test_a_null_for_a_property_the_rewrite_made_nullable_is_judged_as_absent() -
     assert [e["code"] for e in unmapped["errors"]].count("invalid_arguments") == 4 + 1
     # without strict there is nothing to map
     assert nulls_as_absent(sent, {}) is sent
+
+
+def test_rejudging_a_strict_record_reads_its_nulls_as_the_live_run_did() -> None:
+    built = _build("openai-chat", [BOOK], strict=True)
+    raw = '{"city":"Paris","unit":null,"size":null}'
+    body = {
+        "choices": [
+            {
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "book", "arguments": raw},
+                        }
+                    ],
+                },
+            }
+        ]
+    }
+    rec = {
+        "api": "openai-chat",
+        "mode": "auto",
+        "offered_tools": ["book"],
+        "request": {"body": built.http.body},
+        "response": {"status": 200, "headers": {}, "body": body},
+    }
+    contract = Contract(name="trip", version="1", tools=[BOOK])
+    case = Case.model_validate(
+        {
+            "id": "trip",
+            "user": "Book Paris",
+            "expect": {"kind": "tool_call", "tool": "book", "arguments": {"city": "Paris"}},
+        }
+    )
+    out = rejudge_record(rec, case, contract)
+    assert out["decision"]["calls"][0]["arguments"] == {"city": "Paris"}
+    assert out["judgement"]["verdict"] == "pass"
+    # the same answer to a request sent without strict keeps its nulls, and fails
+    plain = {**rec, "request": {"body": _build("openai-chat", [BOOK]).http.body}}
+    assert rejudge_record(plain, case, contract)["judgement"]["verdict"] == "fail"

@@ -9,7 +9,7 @@ sent-schema check compares against, and which properties strict mode made nullab
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,3 +64,18 @@ def sent_tools(
     if strict == "anthropic":
         out.notes += limit_notes(rewritten)
     return out
+
+
+def recorded_nullable(api: str, body: Any, specs: Mapping[str, ToolSpec]) -> dict[str, list[Parts]]:
+    """The properties strict mode made nullable in a recorded OpenAI request body,
+    recomputed from the contract's tools: what re-judging needs to read the answer's
+    nulls as the live run did."""
+    tools = body.get("tools") if isinstance(body, dict) else None
+    if api not in ("openai-chat", "openai-responses") or not isinstance(tools, list):
+        return {}
+    names = []
+    for tool in tools:
+        fn = tool.get("function", tool) if isinstance(tool, dict) else None
+        if isinstance(fn, dict) and fn.get("strict") is True and fn.get("name") in specs:
+            names.append(fn["name"])
+    return sent_tools([specs[n] for n in names], strict="openai").nullable
