@@ -96,6 +96,7 @@ def test_options_shape_the_request_and_are_recorded_in_the_header(tmp_path: Path
             ),
             sim("sim-careful", "openai-responses", options={"store": False}),
             sim("sim-careful", "gemini", options={"gemini_schema": "parameters"}),
+            sim("sim-careful", "anthropic", options={"strict": True}),
         ]
     )
     out = tmp_path / "run.jsonl"
@@ -105,6 +106,7 @@ def test_options_shape_the_request_and_are_recorded_in_the_header(tmp_path: Path
         {"strict": True, "max_tokens_param": "max_tokens"},
         {"store": False},
         {"gemini_schema": "parameters"},
+        {"strict": True},
     ]
     by_api = {a["api"]: a for a in attempts}
     chat = by_api["openai-chat"]["request"]["body"]
@@ -113,6 +115,16 @@ def test_options_shape_the_request_and_are_recorded_in_the_header(tmp_path: Path
     assert by_api["openai-responses"]["request"]["body"]["store"] is False
     gemini = by_api["gemini"]["request"]["body"]["tools"][0]["functionDeclarations"]
     assert all("parameters" in d and "parametersJsonSchema" not in d for d in gemini)
+    # what Anthropic's strict tools reject is noted on the attempt, and sent as it was
+    notes = by_api["anthropic"]["schema_notes"]
+    assert {
+        "tool": "quote_delivery",
+        "path": "$.properties.weight_kg",
+        "action": "unsupported",
+        "keyword": "maximum",
+        "detail": "anthropic strict mode rejects it (kept)",
+    } in notes
+    assert by_api["anthropic"]["request"]["body"]["tools"][0]["strict"] is True
     assert all(a["judgement"]["verdict"] == "pass" for a in attempts)
 
 
