@@ -35,11 +35,7 @@ from toolstand.problems import (
     read_file,
 )
 from toolstand.redact import MIN_SECRET_LEN, redact_userinfo, url_password
-
-API_NAMES: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
-MODES: tuple[str, ...] = ("auto", "forced", "no_tools", "reversed")
-Mode = Literal["auto", "forced", "no_tools", "reversed"]
-ANTHROPIC_VERSIONS: tuple[str, ...] = ("2023-06-01", "2026-10-21")
+from toolstand.types import MODES, Api, Mode
 
 
 def _default_modes() -> list[Mode]:
@@ -95,7 +91,7 @@ class RunOptions(_Strict):
     gemini_schema: Literal["parametersJsonSchema", "parameters"] | None = None
 
 
-OPTIONS_BY_API: dict[str, tuple[str, ...]] = {
+OPTIONS_BY_API: dict[Api, tuple[str, ...]] = {
     "openai-chat": ("strict", "max_tokens_param"),
     "openai-responses": ("strict", "store"),
     "anthropic": ("strict",),
@@ -105,7 +101,7 @@ OPTIONS_BY_API: dict[str, tuple[str, ...]] = {
 
 def option_problem(api: str, key: str) -> str | None:
     """Why ``options.<key>`` cannot go with ``api``, or None when it can."""
-    allowed = OPTIONS_BY_API.get(api)
+    allowed = next((keys for name, keys in OPTIONS_BY_API.items() if name == api), None)
     if allowed is None or key in allowed:
         return None
     return f"{api} takes no option {key!r}; its options: {', '.join(allowed)}"
@@ -116,7 +112,7 @@ class RunSpec(_Strict):
 
     provider: str = Field(min_length=1)
     model: str = Field(min_length=1)
-    api: Literal["openai-chat", "openai-responses", "anthropic", "gemini"] = "openai-chat"
+    api: Api = "openai-chat"
     base_url: str = Field(min_length=1)
     api_key_env: str | None = None
     anthropic_version: Literal["2023-06-01", "2026-10-21"] | None = None

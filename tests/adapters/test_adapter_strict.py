@@ -14,6 +14,7 @@ from toolstand.contract import Contract, ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.judge import judge
 from toolstand.rejudge import rejudge_record
+from toolstand.types import Api
 
 from .support import MESSAGES, SYSTEM, settings
 
@@ -157,12 +158,13 @@ def test_strict_sends_the_rewritten_schema_and_the_check_compares_against_it() -
 
 
 def test_tools_payload_is_what_the_adapter_sends() -> None:
-    for api, options in (
+    cases: list[tuple[Api, dict[str, Any]]] = [
         ("openai-chat", {"strict": True}),
         ("openai-responses", {}),
         ("anthropic", {"strict": True}),
         ("gemini", {"gemini_schema": "parameters"}),
-    ):
+    ]
+    for api, options in cases:
         assert (
             tools_payload(api, [BOOK], options) == _build(api, [BOOK], **options).http.body["tools"]
         )

@@ -11,6 +11,7 @@ from toolstand.adapters.gemini import GeminiAdapter
 from toolstand.adapters.openai_chat import OpenAIChatAdapter
 from toolstand.adapters.openai_responses import OpenAIResponsesAdapter
 from toolstand.contract import ToolSpec
+from toolstand.types import APIS, Api
 
 _ADAPTERS: dict[str, type[Adapter]] = {
     "openai-chat": OpenAIChatAdapter,
@@ -18,7 +19,7 @@ _ADAPTERS: dict[str, type[Adapter]] = {
     "anthropic": AnthropicAdapter,
     "gemini": GeminiAdapter,
 }
-API_NAMES: tuple[str, ...] = tuple(_ADAPTERS)
+assert tuple(_ADAPTERS) == APIS, "one adapter per API, in the order of types.Api"
 
 
 class UnknownApiError(ValueError):
@@ -30,11 +31,11 @@ def get_adapter(api: str) -> Adapter:
     try:
         return _ADAPTERS[api]()
     except (KeyError, TypeError):
-        raise UnknownApiError(f"unknown api {api!r}; allowed: {', '.join(API_NAMES)}") from None
+        raise UnknownApiError(f"unknown api {api!r}; allowed: {', '.join(APIS)}") from None
 
 
 def tools_payload(
-    api: str, tools: list[ToolSpec], options: Mapping[str, Any] | None = None
+    api: Api, tools: list[ToolSpec], options: Mapping[str, Any] | None = None
 ) -> list[dict[str, Any]]:
     """The ``tools`` value an ``api`` request carries for these tools with these run
     options (``strict``, ``gemini_schema``): built by the adapter itself, so it is exactly
@@ -54,4 +55,4 @@ def tools_payload(
     return payload
 
 
-__all__ = ["API_NAMES", "Adapter", "UnknownApiError", "get_adapter", "tools_payload"]
+__all__ = ["APIS", "Adapter", "UnknownApiError", "get_adapter", "tools_payload"]

@@ -39,6 +39,7 @@ from toolstand.adapters.openai_chat import classify_openai_error
 from toolstand.adapters.tools import SentTools, sent_tools
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.types import RequestToolChoice
 
 # a 200 with status "failed" that is really a transport failure (response_error.py codes)
 FAILED_AS_TRANSPORT: dict[str, TransportCode] = {
@@ -162,7 +163,7 @@ def wire_tools(schemas: SentTools, strict: bool) -> list[dict[str, Any]]:
     ]
 
 
-def tool_choice(choice: str) -> Any:
+def tool_choice(choice: RequestToolChoice) -> Any:
     if choice in ("auto", "none", "required"):
         return choice
     return {"type": "function", "name": choice}
