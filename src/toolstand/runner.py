@@ -407,6 +407,7 @@ async def _run_locked(
                     read_timeout=config.timeouts.read_s,
                     max_connections=min(config.parallelism, CLIENT_SHARE),
                     loopback_only=r.simulated,
+                    plain_http=r.plain_http,
                 )
                 for _ in range(n_clients)
             ]
