@@ -87,7 +87,7 @@ def test_the_flow_on_a_library_contract_runs_and_leaks_no_delivery_word(
         "report": report,
         "compare": compared,
     }
-    assert {name: leaks(text) for name, text in texts.items()} == dict.fromkeys(texts, [])
+    assert {name: leaks(text) for name, text in texts.items()} == {name: [] for name in texts}
     records = [orjson.loads(line) for line in texts["history"].splitlines()]
     assert records[0]["type"] == "run" and records[0]["contract"]["name"] == "library_tools"
     attempts = [r for r in records if r["type"] == "attempt"]
