@@ -12,7 +12,7 @@ import pytest
 
 from toolstand.cases import load_cases
 from toolstand.cli import main
-from toolstand.contract import load_contract
+from toolstand.contract import load_contract, parse_contract
 from toolstand.tui.model.draft import check_draft, values_from_case
 from toolstand.tui.model.templates import TEMPLATES, from_template
 
@@ -139,3 +139,14 @@ def test_the_templates_name_only_the_open_contracts_tools() -> None:
     assert recovery["expect"] == {"kind": "tool_call", "tool": "renew_loan"}
     assert recovery["followup"]["contains_any"] == ["The loan is overdue and cannot be extended"]
     assert "pattern" in from_template("invalid_id", contract, set())["note"]
+
+
+def test_a_recovery_template_without_x_fake_brings_its_own_failure() -> None:
+    data = orjson.loads((LIBRARY / "library_tools.json").read_bytes())
+    for tool in data["tools"]:
+        tool.pop("x-fake", None)
+    contract = parse_contract(orjson.dumps(data), "bare.json")
+    recovery = from_template("recovery", contract, set())
+    assert recovery["expect"] == {"kind": "tool_call", "tool": "search_catalog"}
+    failure = recovery["followup"]["tool_results"]["search_catalog"]
+    assert failure["ok"] is False and failure["error"]["code"] == "UPSTREAM_TIMEOUT"

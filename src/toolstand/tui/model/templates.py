@@ -113,13 +113,13 @@ def _recovery(contract: Contract) -> dict[str, Any]:
                     "expect": expect,
                     "followup": {"contains_any": said[:1] or ["?"]},
                 }
-    tool = contract.tools[0].name if contract.tools else ""
+    first = contract.tools[0].name if contract.tools else ""
     return {
-        "user": f"(a request for {tool} whose result fails)",
-        "expect": {"kind": "tool_call", "tool": tool},
+        "user": f"(a request for {first} whose result fails)",
+        "expect": {"kind": "tool_call", "tool": first},
         "followup": {
             "tool_results": {
-                tool: {"ok": False, "error": {"code": "UPSTREAM_TIMEOUT", "retryable": True}}
+                first: {"ok": False, "error": {"code": "UPSTREAM_TIMEOUT", "retryable": True}}
             },
             "contains_any": ["?"],
         },
