@@ -13,7 +13,9 @@ import pytest
 from toolstand.cases import load_cases
 from toolstand.cli import main
 from toolstand.contract import load_contract, parse_contract
+from toolstand.problems import LoadError
 from toolstand.tui.model.draft import check_draft, values_from_case
+from toolstand.tui.model.project import load_project
 from toolstand.tui.model.templates import TEMPLATES, from_template
 
 LIBRARY = Path(__file__).resolve().parent / "fixtures" / "library"
@@ -150,3 +152,23 @@ def test_a_recovery_template_without_x_fake_brings_its_own_failure() -> None:
     assert recovery["expect"] == {"kind": "tool_call", "tool": "search_catalog"}
     failure = recovery["followup"]["tool_results"]["search_catalog"]
     assert failure["ok"] is False and failure["error"]["code"] == "UPSTREAM_TIMEOUT"
+
+
+def test_a_project_without_a_config_opens_its_only_contract(tmp_path: Path) -> None:
+    (tmp_path / "contracts").mkdir()
+    (tmp_path / "cases").mkdir()
+    (tmp_path / "contracts" / "library_tools.json").write_bytes(
+        (LIBRARY / "library_tools.json").read_bytes()
+    )
+    (tmp_path / "contracts" / "library_tools.lock.json").write_text("{}")  # not a contract
+    (tmp_path / "cases" / "library.jsonl").write_bytes((LIBRARY / "library.jsonl").read_bytes())
+    project = load_project(tmp_path)
+    assert project.config is None and project.contract.name == "library_tools"
+    assert project.cases_path == tmp_path / "cases" / "library.jsonl"
+    (tmp_path / "contracts" / "other.json").write_text("{}")
+    with pytest.raises(LoadError) as err:
+        load_project(tmp_path)
+    assert "holds library_tools.json, other.json: give --tools or a config" in str(err.value)
+    assert load_project(tmp_path, tools="contracts/library_tools.json").contract.name == (
+        "library_tools"
+    )
