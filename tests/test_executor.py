@@ -67,6 +67,7 @@ def test_results_are_copies(shelf: Contract) -> None:
 def test_a_tool_without_x_fake_echoes_its_arguments(shelf: Contract) -> None:
     assert run(shelf, "note", {"text": "hi"}) == {"ok": True, "text": "hi"}
     assert run(shelf, "note", {}) == {"ok": True}
+    assert run(shelf, "note", {"ok": False, "text": "x"}) == {"ok": True, "text": "x"}
 
 
 def test_generic_problems(shelf: Contract) -> None:

@@ -70,7 +70,8 @@ def default_result(call: ToolCall, tool: ToolSpec | None) -> dict[str, Any]:
             for k, v in rule.when.items()
         ):
             return copy.deepcopy(rule.result)
-    return {"ok": True, **copy.deepcopy(call.arguments)}
+    echoed = {k: v for k, v in call.arguments.items() if k != "ok"}
+    return {"ok": True, **copy.deepcopy(echoed)}
 
 
 def execute(call: ToolCall, tool: ToolSpec | None, case: Case | None = None) -> dict[str, Any]:
