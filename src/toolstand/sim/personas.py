@@ -20,7 +20,7 @@ and the metric tests use these constants as their oracle.
     with probability ``EAGER_OVERCALL_RATE``; with no such tool, and on call cases,
     it is careful. In the second turn, after a failed result, with probability
     ``EAGER_FALSE_SUCCESS_RATE`` it calls a failed ``effect: execute`` tool again with
-    the same arguments (a permanent failure of an execute tool, called again) or, with none, claims
+    the same arguments (even after a permanent failure) or, with none, claims
     success (a text holding the followup's first ``must_not_contain`` entry); after
     a success it reports as careful.
 ``sim-sloppy``
