@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from toolstand.decision import ToolCall
 from toolstand.executor import canned_results, default_result, execute
 from toolstand.problems import LoadError
 
-SHELF = {
+SHELF: dict[str, Any] = {
     "name": "shelf",
     "version": "1",
     "tools": [

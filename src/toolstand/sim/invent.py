@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from toolstand.contract import ToolSpec
+from toolstand.types import Effect
 
 PLACEHOLDER = "unknown"
 _NUMBER = re.compile(r"(?<![\w-])(\d+(?:[.,]\d+)?)")
@@ -22,7 +23,7 @@ _DIGITS = re.compile(r"(\[0-9\]|\\d)(\{(\d+)\})?")
 _WORD = re.compile(r"[^\W\d_]{5,}")
 STEM = 5  # the letters of a description word kept as its stem
 # state-changing tools are tried first, as an over-eager model would read the words
-_EFFECT_RANK = {"execute": 0, "prepare": 1, "read": 2}
+_EFFECT_RANK: dict[Effect, int] = {"execute": 0, "prepare": 1, "read": 2}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,7 @@ def hints_for(tools: Iterable[ToolSpec]) -> Hints:
     """A contract's hints: a tool's declared ``x-sim`` stems, else stems derived from its
     name (parts of four letters or more) and its description (the first five letters of
     each word of five or more); execute tools first, then prepare, then read."""
-    ordered = sorted(tools, key=lambda t: _EFFECT_RANK.get(t.effect, len(_EFFECT_RANK)))
+    ordered = sorted(tools, key=lambda t: _EFFECT_RANK[t.effect])
     pairs = []
     values: dict[str, tuple[str, ...]] = {}
     for tool in ordered:
