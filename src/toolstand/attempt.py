@@ -203,8 +203,11 @@ def wants_second_turn(state: AttemptState) -> bool:
 def default_results(state: AttemptState) -> list[ToolResult]:
     """What the fake executor returns for each call of the first turn."""
     assert state.first is not None and state.first.decision is not None
+    specs = {t.name: t for t in state.offered or []}
     return [
-        ToolResult(c.call_id, c.call_id_synthesized, c.name, execute(c, state.case))
+        ToolResult(
+            c.call_id, c.call_id_synthesized, c.name, execute(c, specs.get(c.name), state.case)
+        )
         for c in state.first.decision.calls
     ]
 

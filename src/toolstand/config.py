@@ -215,8 +215,8 @@ class Config(_Strict):
     parallelism: int = Field(default=1, ge=1, le=1024)
     modes: list[Mode] = Field(default_factory=_default_modes)
     system_prompt: str | None = None
-    tools: str = "contracts/delivery_tools.json"
-    cases: str = "cases/delivery.jsonl"
+    tools: str  # the contract: every config names its own, toolstand knows no default
+    cases: str
     timeouts: Timeouts = Field(default_factory=Timeouts)
     retry: Retry = Field(default_factory=Retry)
     sim: SimSettings = Field(default_factory=SimSettings)
