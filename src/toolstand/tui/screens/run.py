@@ -11,7 +11,6 @@ as it stood), so turn 2 is only ever sent and recorded for the case it continues
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -21,8 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.timer import Timer
-from textual.widgets import Footer, Select, Static, Tab, Tabs
+from textual.widgets import Footer, Select, Tab, Tabs
 from textual.worker import Worker, WorkerState
 
 from toolstand.cases import Case
@@ -34,6 +32,7 @@ from toolstand.tui.screens.modals import PasteForm, PasteModal
 from toolstand.tui.screens.run_keys import RUN_BINDINGS
 from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.tui.widgets.nav import NavBar
+from toolstand.tui.widgets.run_status import RunStatus
 from toolstand.tui.widgets.step_panel import StepPanel
 
 # what the panels show: (case id, index of the configured run, mode)
@@ -75,9 +74,6 @@ class RunScreen(ToolstandScreen):
         self._paste_form = PasteForm(None, None)  # the offline judge's fields, kept
         self._case_ids: list[str] = []
         self._worker: Worker[None] | None = None
-        self._t0 = 0.0
-        self._what = ""
-        self._ticker: Timer | None = None
 
     def compose(self) -> ComposeResult:
         targets = self._targets()
@@ -89,7 +85,7 @@ class RunScreen(ToolstandScreen):
                 compact=True,
             )  # fmt: skip
             yield Select([(m, m) for m in MODES], allow_blank=False, id="run-mode", compact=True)
-        yield Static("", id="run-status", markup=False)
+        yield RunStatus(id="run-status")
         yield Tabs(Tab("turn 1", id="turn-0"), Tab("turn 2", id="turn-1"), id="turns")
         yield ExchangeView()
         yield StepPanel(id="step")
@@ -162,25 +158,7 @@ class RunScreen(ToolstandScreen):
     # --- status and timer --------------------------------------------------------------
 
     def _say(self, text: str, state: str = "") -> None:
-        status = self.query_one("#run-status", Static)
-        status.update(text)
-        status.set_class(state == "busy", "-busy")
-        status.set_class(state == "failed", "-failed")
-
-    def _start_timer(self, what: str) -> None:
-        self._t0, self._what = time.monotonic(), what
-        self._tick()
-        self._ticker = self.set_interval(0.1, self._tick)
-
-    def _tick(self) -> None:
-        elapsed = time.monotonic() - self._t0
-        self._say(f"{self._what} · waiting {elapsed:.1f} s · Esc cancels", "busy")
-
-    def _stop_timer(self) -> float:
-        if self._ticker is not None:
-            self._ticker.stop()
-            self._ticker = None
-        return time.monotonic() - self._t0
+        self.query_one(RunStatus).say(text, state)
 
     @property
     def busy(self) -> bool:
@@ -231,7 +209,9 @@ class RunScreen(ToolstandScreen):
         left = self.state if self.awaiting_step else None
         self._reset()
         spec = self.app.project.config.runs[index]  # type: ignore[union-attr]
-        self._start_timer(visible(f"turn 1 · {case.id} · {spec.provider}/{spec.model} · {mode}"))
+        self.query_one(RunStatus).start(
+            visible(f"turn 1 · {case.id} · {spec.provider}/{spec.model} · {mode}")
+        )
         self._started_for = self._key()
         self._worker = self._first_turn(index, case, mode, left)
         self.refresh_bindings()
@@ -281,7 +261,7 @@ class RunScreen(ToolstandScreen):
         if results is None or self.state is None:
             self._say("fix the tool results marked below first", "failed")
             return
-        self._start_timer(visible(f"turn 2 · {self.state.case.id}"))
+        self.query_one(RunStatus).start(visible(f"turn 2 · {self.state.case.id}"))
         self._started_for = self.showing
         self._worker = self._second_turn(self.state, results)
         self.refresh_bindings()
@@ -298,7 +278,7 @@ class RunScreen(ToolstandScreen):
         from toolstand.attempt import default_results
         from toolstand.tui.model.live import views_of
 
-        self._stop_timer()
+        self.query_one(RunStatus).stop()
         started_for, self._started_for = self._started_for, None
         if started_for != self._key():  # another case was chosen while it ran
             self._finished_elsewhere(event)
@@ -351,9 +331,12 @@ class RunScreen(ToolstandScreen):
         if self.showing not in (None, self._key()):
             self._leave()  # another case was chosen while it ran
         if event.state == WorkerState.CANCELLED:
-            self._say(f"cancelled after {self._stop_timer():.1f} s; nothing was recorded", "failed")
+            self._say(
+                f"cancelled after {self.query_one(RunStatus).stop():.1f} s; nothing was recorded",
+                "failed",
+            )
         else:
-            self._stop_timer()
+            self.query_one(RunStatus).stop()
             error = event.worker.error
             self._say(visible(f"could not run: {type(error).__name__}: {error}"), "failed")
         self.refresh_bindings()
