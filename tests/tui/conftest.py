@@ -60,7 +60,7 @@ async def settle(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-async def wait_for(pilot: Pilot[Any], check: Callable[[], bool], rounds: int = 50) -> None:
+async def wait_for(pilot: Pilot[Any], check: Callable[[], bool], rounds: int = 100) -> None:
     """Let the workers run until ``check`` holds: a handler may start the next worker (a
     query after an index batch, turn 2 after turn 1), so wait for each in turn."""
     for _ in range(rounds):
