@@ -20,6 +20,7 @@ from toolstand.rejudge import rejudge_record
 from toolstand.tui.model.templates import unique_id
 from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.widgets.attempt_detail import verdict_line
+from toolstand.types import MODES, Mode
 
 if TYPE_CHECKING:
     from toolstand.history import HistoryIndex
@@ -110,7 +111,16 @@ class AttemptActions(ToolstandScreen):
             return
         case_id = str(ix.value("case", row))
         provider, model = str(ix.value("provider", row)), str(ix.value("model", row))
-        mode = str(ix.value("mode", row))
+        recorded = str(ix.value("mode", row))
+        mode = next((m for m in MODES if m == recorded), None)
+        if mode is None:
+            allowed = ", ".join(MODES)
+            self.notify(
+                visible(f"Mode {recorded} is not one toolstand runs ({allowed})."),
+                severity="error",
+                markup=False,
+            )
+            return
         project = self.app.project
         if case_id not in project.casefile.by_id():
             self.notify(
@@ -132,7 +142,7 @@ class AttemptActions(ToolstandScreen):
             return
         self.app.run_worker(self._open_in_run(case_id, target, mode), exclusive=True, group="rerun")
 
-    async def _open_in_run(self, case_id: str, target: int, mode: str) -> None:
+    async def _open_in_run(self, case_id: str, target: int, mode: Mode) -> None:
         from toolstand.tui.screens.run import RunScreen
 
         self.app.selected_case_id = case_id  # the case the Run screen shows on resume

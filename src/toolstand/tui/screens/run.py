@@ -24,7 +24,6 @@ from textual.widgets import Footer, Select, Tab, Tabs
 from textual.worker import Worker, WorkerState
 
 from toolstand.cases import Case
-from toolstand.config import MODES
 from toolstand.printable import visible
 from toolstand.tui.model.verdicts import verdict_of
 from toolstand.tui.screens.base import ToolstandScreen
@@ -34,9 +33,10 @@ from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.run_status import RunStatus
 from toolstand.tui.widgets.step_panel import StepPanel
+from toolstand.types import MODES, AttemptRecord, Mode
 
 # what the panels show: (case id, index of the configured run, mode)
-Key = tuple[str, object, str]
+Key = tuple[str, object, Mode]
 
 if TYPE_CHECKING:
     from toolstand.attempt import AttemptState
@@ -52,14 +52,14 @@ class RunScreen(ToolstandScreen):
         """A live turn came back (and, when the attempt ended, was recorded)."""
 
         state: AttemptState
-        rec: dict[str, Any] | None
+        rec: AttemptRecord | None
         path: str | None
 
     @dataclass
     class Recorded(Message):
         """An attempt left half-way (no turn 2 sent) was recorded as it stood."""
 
-        rec: dict[str, Any]
+        rec: AttemptRecord
 
     def __init__(self) -> None:
         super().__init__()
@@ -117,7 +117,12 @@ class RunScreen(ToolstandScreen):
             case.value = chosen
 
     def prepare(
-        self, case_id: str, target: int | None = None, mode: str | None = None, *, run: bool = False
+        self,
+        case_id: str,
+        target: int | None = None,
+        mode: Mode | None = None,
+        *,
+        run: bool = False,
     ) -> None:
         """Choose ``case_id`` (and the configured run ``target``, the ``mode``: kept when
         None) in the bar; with ``run``, then run it live as ctrl+g would."""
@@ -147,7 +152,7 @@ class RunScreen(ToolstandScreen):
 
     def _key(self) -> Key:
         bar = [self.query_one(f"#run-{n}", Select).value for n in ("case", "target", "mode")]
-        return str(bar[0]), bar[1], str(bar[2])
+        return str(bar[0]), bar[1], cast("Mode", bar[2])  # the select offers MODES only
 
     def _leave(self) -> None:
         """Clear the panels; an attempt waiting for its turn 2 is recorded as it stood."""
@@ -180,7 +185,7 @@ class RunScreen(ToolstandScreen):
 
     # --- choosing what to run ----------------------------------------------------------
 
-    def _selection(self) -> tuple[int, Case, str] | None:
+    def _selection(self) -> tuple[int, Case, Mode] | None:
         project = self.app.project
         target = self.query_one("#run-target", Select).value
         case_id = self.query_one("#run-case", Select).value
@@ -188,7 +193,8 @@ class RunScreen(ToolstandScreen):
         if project.config is None or target is Select.NULL or case is None:
             self._say("choose a case and a configured run first", "failed")
             return None
-        return int(cast(int, target)), case, str(self.query_one("#run-mode", Select).value)
+        mode = cast("Mode", self.query_one("#run-mode", Select).value)  # offers MODES only
+        return int(cast(int, target)), case, mode
 
     def _live(self) -> LiveSession:
         from toolstand.tui.model.live import LiveSession  # imports the adapters on first use
@@ -216,7 +222,7 @@ class RunScreen(ToolstandScreen):
         self._worker = self._first_turn(index, case, mode, left)
         self.refresh_bindings()
 
-    def _mode_fits(self, case: Case, mode: str) -> bool:
+    def _mode_fits(self, case: Case, mode: Mode) -> bool:
         if mode == "forced" and not case.expects_call:
             self._leave()  # what was shown is not what the status now speaks of
             self._say(
@@ -228,7 +234,7 @@ class RunScreen(ToolstandScreen):
 
     @work(exclusive=True, group="live", exit_on_error=False)
     async def _first_turn(
-        self, index: int, case: Case, mode: str, left: AttemptState | None
+        self, index: int, case: Case, mode: Mode, left: AttemptState | None
     ) -> None:
         from toolstand.attempt import wants_second_turn
 
@@ -316,7 +322,7 @@ class RunScreen(ToolstandScreen):
     def _recorded(self, event: Recorded) -> None:
         self._record(event.rec)
 
-    def _record(self, rec: dict[str, Any]) -> None:
+    def _record(self, rec: AttemptRecord) -> None:
         verdict = verdict_of(rec)
         if verdict is not None:
             self.app.record_verdict(str(rec["case_id"]), verdict)
@@ -435,7 +441,7 @@ class RunScreen(ToolstandScreen):
             outcome = f"transport error {view.transport_error.get('code')}"
             outcome += f" after {view.retries} retries" if view.retries else ""
         else:
-            outcome = f"verdict {(view.judgement or {}).get('verdict')}"
+            outcome = f"verdict {view.judgement['verdict'] if view.judgement else None}"
         took = f"{view.latency_ms:.0f} ms" if view.latency_ms is not None else ""
         bits = [f"{view.label} of {visible(self.showing[0])}", outcome, took, self._note]
         self._say(" · ".join(b for b in bits if b))
