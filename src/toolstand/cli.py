@@ -49,7 +49,13 @@ def _parser() -> argparse.ArgumentParser:
         "toolstand run --config config.example.json --output runs/today.jsonl --only direct_lookup",
     )
     r.add_argument(
-        "--config", required=True, help="the run configuration (required), e.g. config.example.json"
+        "--config",
+        required=True,
+        help="the run configuration (required), e.g. config.example.json; a run's "
+        "'options' may set strict (openai-chat, openai-responses, anthropic), store "
+        "(openai-responses), max_tokens_param (openai-chat: max_tokens or "
+        "max_completion_tokens) and gemini_schema (gemini: parametersJsonSchema or "
+        "parameters)",
     )
     r.add_argument("--cases", help="the case file to run instead of the config's 'cases'")
     r.add_argument("--tools", help="the tool contract to use instead of the config's 'tools'")
