@@ -88,7 +88,7 @@ class RunScreen(ToolstandScreen):
         yield RunStatus(id="run-status")
         yield Tabs(Tab("turn 1", id="turn-0"), Tab("turn 2", id="turn-1"), id="turns")
         yield ExchangeView()
-        yield StepPanel(self.tapp.project.contract.tools, id="step")
+        yield StepPanel(self.app.project.contract.tools, id="step")
         yield Footer()
 
     def on_mount(self) -> None:
