@@ -161,14 +161,21 @@ def _parser() -> argparse.ArgumentParser:
         "toolstand check --tools contracts/delivery_tools.json --cases cases/delivery.jsonl",
     )
     c.add_argument("--tools", default=DEFAULT_TOOLS, help="the contract (default: %(default)s)")
-    c.add_argument("--cases", default=DEFAULT_CASES, help="the case file (default: %(default)s)")
+    c.add_argument(
+        "--cases",
+        help=f"the case file (default: {DEFAULT_CASES}; with --against*: none unless given)",
+    )
     c.add_argument(
         "--lock",
         action="store_true",
         help="fail on a contract changed without a version bump (records hash and version "
-        "in <contract>.lock.json)",
+        "in <contract>.lock.json); with --against*: record the source's hash beside them",
     )
     c.add_argument("--quiet", "-q", action="store_true", help="errors only, no per-API warnings")
+    from toolstand.importers.parsers import add_contract_parser, add_drift_flags
+
+    add_drift_flags(c)
+    add_contract_parser(sub, _sub, DEFAULT_TOOLS)
 
     s = _sub(
         sub,
@@ -216,11 +223,30 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def cmd_contract(args: argparse.Namespace) -> int:
+    from toolstand.importers.commands import cmd_contract_export, cmd_contract_import
+
+    if args.contract_command == "import":
+        return cmd_contract_import(args)
+    return cmd_contract_export(args)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.mcp or args.mcp_url or args.source_file:
+        from toolstand.importers.commands import cmd_check_drift
+
+        # the drift's contract is seldom the default one: its cases only when named
+        status = 0 if args.cases is None else _lint(args, lock=False)
+        return status or cmd_check_drift(args)
+    args.cases = args.cases or DEFAULT_CASES
+    return _lint(args, lock=args.lock)
+
+
+def _lint(args: argparse.Namespace, *, lock: bool) -> int:
     from toolstand.check import run_check
     from toolstand.printable import visible
 
-    result = run_check(Path(args.tools), Path(args.cases), lock=args.lock)
+    result = run_check(Path(args.tools), Path(args.cases), lock=lock)
     for problem in result.problems:
         if problem.severity == "error" or not args.quiet:
             print(visible(str(problem)))
@@ -374,13 +400,21 @@ COMMANDS = {
     "compare": cmd_compare,
     "rejudge": cmd_rejudge,
     "check": cmd_check,
+    "contract": cmd_contract,
     "sim": cmd_sim,
     "tui": cmd_tui,
 }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # everything after the first "--" is a server's command, never toolstand's options
+    cut = words.index("--") if "--" in words else len(words)
+    parser = _parser()
+    args = parser.parse_args(words[:cut])
+    args.server_command = words[cut + 1 :]
+    if cut < len(words) and not getattr(args, "accepts_tail", False):
+        parser.error("'--' and a command go only with --mcp or --against-mcp")
     command = args.command or "tui"
     if command == "tui" and args.command is None:
         args = argparse.Namespace(config=None, cases=None, tools=None)

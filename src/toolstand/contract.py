@@ -54,14 +54,18 @@ def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
 
 
 class ToolSpec(BaseModel):
-    """One tool as the application defines it, independent of any provider."""
+    """One tool as the application defines it, independent of any provider.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    ``x-mcp`` keeps an imported tool's MCP annotations (camelCase, as on the wire); it is
+    never sent to a provider and hashed only when present."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
     description: str
     parameters: dict[str, Any]
     effect: Effect = "read"
+    mcp: dict[str, Any] | None = Field(default=None, alias="x-mcp")
 
     @cached_property
     def validator(self) -> Draft202012Validator:
@@ -69,13 +73,18 @@ class ToolSpec(BaseModel):
 
 
 class Contract(BaseModel):
-    """A named, versioned set of tools."""
+    """A named, versioned set of tools.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    ``x-source`` says where an imported contract came from (``kind``: mcp, openai,
+    anthropic, gemini; an MCP server's name and version; the version and source hash it
+    was imported at), so drift can be measured against it later."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     name: str
     version: str
     tools: list[ToolSpec]
+    source: dict[str, Any] | None = Field(default=None, alias="x-source")
 
     @cached_property
     def by_name(self) -> dict[str, ToolSpec]:
@@ -84,7 +93,7 @@ class Contract(BaseModel):
     @cached_property
     def hash(self) -> str:
         """SHA-256 of the canonical JSON (sorted keys, no whitespace)."""
-        return canonical_hash(self.model_dump(mode="json"))
+        return canonical_hash(self.model_dump(mode="json", by_alias=True, exclude_none=True))
 
     def tool(self, name: str) -> ToolSpec | None:
         return self.by_name.get(name)
