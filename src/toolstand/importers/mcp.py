@@ -12,6 +12,7 @@ no SDK type, so the conversion is tested on recorded listings as well as live on
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,11 +42,25 @@ def _sdk() -> Any:
 
 
 def stdio_target(command: list[str]) -> Any:
-    """The SDK's parameters for a stdio server, with the user's environment passed on."""
+    """The SDK's stdio transport for a server, with the user's environment passed on and
+    the server's stderr on ours."""
     mcp = _sdk()
+    from mcp.client.stdio import stdio_client
+
     if not command:
         raise LoadError([Problem("--mcp", None, "$", "give the server's command after --")])
-    return mcp.StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    params = mcp.StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    return stdio_client(params, errlog=_errlog())
+
+
+def _errlog() -> Any:
+    """Our stderr when it is a real file (the server's process writes to it), else the
+    process's own (stderr replaced by a capture, as under pytest)."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__
+    return sys.stderr
 
 
 async def fetch_listing(target: Any, where: str) -> Listing:
@@ -67,9 +82,18 @@ async def fetch_listing(target: Any, where: str) -> Listing:
                 cursor = page.next_cursor
                 if not cursor:
                     return listing
-    except (OSError, mcp.MCPError, RuntimeError) as exc:
-        raise LoadError([Problem(where, None, "$", f"MCP server failed: {exc}")]) from None
+    except Exception as exc:  # the SDK's task groups raise groups of anything
+        cause = _leaf(exc)
+        message = f"MCP server failed: {type(cause).__name__}: {cause}"
+        raise LoadError([Problem(where, None, "$", message)]) from None
     raise LoadError([Problem(where, None, "$", f"tools/list still paging after {MAX_PAGES}")])
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 def fetch(command: list[str] | None, url: str | None) -> Listing:

@@ -79,7 +79,12 @@ def add_contract_parser(
         "toolstand contract import --name shop --version 1 --out contracts/shop.json "
         "--mcp -- python my_server.py",
     )
-    csub = ct.add_subparsers(dest="contract_command", metavar="ACTION", required=True)
+    csub = ct.add_subparsers(
+        dest="contract_command",
+        metavar="ACTION",
+        required=True,
+        help="import: write a contract from a source; export: print its tools for an API",
+    )
     imp = make(
         csub,
         "import",
