@@ -156,10 +156,11 @@ def gate(
     if not diffs:
         return Gate(True, "the contract matches its source")
     was = recorded_version(contract, lock)
+    n = f"{len(diffs)} difference{'' if len(diffs) == 1 else 's'}"
     if bumped(contract, lock):
         return Gate(
             True,
-            f"{len(diffs)} differences, accepted by the version bump {was!r} → "
+            f"{n}, accepted by the version bump {was!r} → "
             f"{contract.version!r}; re-import to bring the contract up to date",
         )
     accepted = lock is not None and (
@@ -168,7 +169,7 @@ def gate(
         and lock.get("version") == contract.version
     )
     if accepted:
-        return Gate(True, f"{len(diffs)} differences, recorded by check --lock at this version")
+        return Gate(True, f"{n}, recorded by check --lock at this version")
     since = (
         f" since {was!r}"
         if was is not None
@@ -177,5 +178,5 @@ def gate(
     )
     return Gate(
         False,
-        f"{len(diffs)} differences and version {contract.version!r} was not bumped{since}",
+        f"{n} and version {contract.version!r} was not bumped{since}",
     )

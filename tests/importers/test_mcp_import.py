@@ -153,3 +153,23 @@ def test_a_recorded_listing_converts_without_the_sdk() -> None:
     assert got.tools[0]["x-mcp"] == {"readOnlyHint": True} and got.tools[1]["description"] == ""
     assert [e.path for e in got.errors] == ["$.tools[2].inputSchema"]
     assert "has no description" in got.warnings[0].message
+
+
+def test_the_readmes_example_server_and_cases_check_clean(tmp_path: Path, cli: Cli) -> None:
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "notes.json"
+    server = [sys.executable, str(root / "examples" / "mcp" / "notes_server.py")]
+    ran = cli("contract", "import", "--name", "notes", "--version", "1.0.0", "--out", str(out),
+              "--effect", "add_note=prepare", "--mcp", "--", *server)  # fmt: skip
+    assert ran.code == 0 and "for: delete_note;" in ran.err
+    effects = {t.name: t.effect for t in load_contract(out).tools}
+    assert effects == {"search_notes": "read", "add_note": "prepare", "delete_note": "execute"}
+    ran = cli(
+        "check",
+        "--quiet",
+        "--tools",
+        str(out),
+        "--cases",
+        str(root / "examples" / "mcp" / "cases.jsonl"),
+    )
+    assert ran.code == 0 and "0 errors" in ran.err
