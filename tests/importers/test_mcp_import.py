@@ -108,6 +108,8 @@ def test_streamable_http_server_imports_the_same_tools(
     over_http = load_contract(out)
     assert over_http.tools == imported[0].tools
     assert over_http.source is not None and over_http.source["server"]["name"] == "test-shop"
+    ran = cli("check", "--tools", str(out), "--against-mcp-url", http_server)
+    assert ran.code == 0 and "drift ok: the contract matches its source" in ran.err
 
 
 def test_a_server_that_fails_to_start_is_a_clean_error(tmp_path: Path, cli: Cli) -> None:
@@ -146,12 +148,14 @@ def test_a_recorded_listing_converts_without_the_sdk() -> None:
             },
             {"name": "b", "inputSchema": {"type": "object"}},
             {"name": "c", "inputSchema": "nope"},
+            {"name": "d.e", "inputSchema": {"type": "object"}},
         ],
     )
     got = listing_tools(listing, "rec")
     assert [t["name"] for t in got.tools] == ["a", "b"]
     assert got.tools[0]["x-mcp"] == {"readOnlyHint": True} and got.tools[1]["description"] == ""
-    assert [e.path for e in got.errors] == ["$.tools[2].inputSchema"]
+    assert [e.path for e in got.errors] == ["$.tools[2].inputSchema", "$.tools[3].name"]
+    assert "letters, digits, _ and -" in got.errors[1].message
     assert "has no description" in got.warnings[0].message
 
 

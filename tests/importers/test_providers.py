@@ -215,3 +215,20 @@ def test_import_export_import_changes_nothing(tmp_path: Path, cli: Cli, api: str
     second = tmp_path / "second.json"
     assert cli("contract", "import", "--from", api, again, "--name", "w", "--version", "3", "--out", str(second), *effects).code == 0  # fmt: skip
     assert second.read_bytes() == first.read_bytes()
+
+
+def test_gemini_defs_and_refs_become_dollar_defs_and_refs() -> None:
+    decl = {"name": "f", "description": "F.", "parameters": {
+        "type": "OBJECT", "properties": {"at": {"ref": "#/defs/Place"}},
+        "defs": {"Place": {"type": "STRING"}}}}  # fmt: skip
+    got = parse_provider_tools(json.dumps([decl]), "gemini", "g.json")
+    assert got.errors == []
+    assert got.tools[0]["parameters"] == {
+        "type": "object",
+        "properties": {"at": {"$ref": "#/$defs/Place"}},
+        "$defs": {"Place": {"type": "string"}},
+    }
+    assert {w.path for w in got.warnings} == {
+        "$[0].parameters.defs",
+        "$[0].parameters.properties.at.ref",
+    }

@@ -80,7 +80,8 @@ def _numeric_enum(out: dict[str, Any], parts: Parts, notes: list[Note]) -> None:
     enum = out.get("enum")
     if not isinstance(enum, list) or not ({"integer", "number"} & set(kinds)):
         return
-    parse = int if "integer" in kinds else float
+    numeric = "integer" if "integer" in kinds else "number"
+    parse = int if numeric == "integer" else float
     try:
         out["enum"] = [v if v is None else parse(v) for v in enum]
     except (TypeError, ValueError):
@@ -88,4 +89,4 @@ def _numeric_enum(out: dict[str, Any], parts: Parts, notes: list[Note]) -> None:
         return
     if out.get("format") == "enum":
         del out["format"]
-    notes.append(((*parts, "enum"), f"string enum of a {parse.__name__} type read as numbers"))
+    notes.append(((*parts, "enum"), f"string enum of type {numeric} read as numbers"))

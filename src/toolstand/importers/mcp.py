@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolstand.importers.providers import SourceTools
+from toolstand.importers.providers import SourceTools, name_problem
 from toolstand.problems import LoadError, Problem
 
 INSTALL_HINT = "the MCP importer needs the official SDK: pip install 'toolstand[mcp]'"
@@ -118,8 +118,9 @@ def listing_tools(listing: Listing, where: str) -> SourceTools:
     for i, tool in enumerate(listing.tools):
         name = tool.get("name")
         path = f"$.tools[{i}]"
-        if not isinstance(name, str):
-            out.errors.append(Problem(where, None, path, "a tool without a name"))
+        wrong = name_problem(name)
+        if wrong is not None:
+            out.errors.append(Problem(where, None, f"{path}.name", wrong))
             continue
         params = tool.get("inputSchema")
         if not isinstance(params, dict):

@@ -12,6 +12,7 @@ warning naming its field, never a silent drop.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,17 @@ Parts = tuple[str | int, ...]
 RawTool = dict[str, Any]
 
 EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
+# what a contract's tool name may be (contract.ToolSpec), checked against the source
+NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def name_problem(name: Any) -> str | None:
+    """Why ``name`` cannot name a contract's tool, or None."""
+    if not isinstance(name, str) or not name:
+        return "a tool needs a non-empty string 'name'"
+    if not NAME.match(name):
+        return f"{name!r} cannot name a tool here: letters, digits, _ and -, at most 64"
+    return None
 
 
 @dataclass
@@ -63,8 +75,9 @@ class _Reader:
                 self.warn((*parts, key), f"'{key}' has no place in a contract; not imported")
 
     def add(self, parts: Parts, name: Any, description: Any, params: Any, where: str) -> None:
-        if not isinstance(name, str) or not name:
-            self.problem((*parts, "name"), "a tool needs a non-empty string 'name'")
+        wrong = name_problem(name)
+        if wrong is not None:
+            self.problem((*parts, "name"), wrong)
             return
         if description is None:
             self.warn(parts, f"tool {name!r} has no description; imported as an empty one")
