@@ -232,3 +232,34 @@ def test_gemini_defs_and_refs_become_dollar_defs_and_refs() -> None:
         "$[0].parameters.defs",
         "$[0].parameters.properties.at.ref",
     }
+
+
+def test_one_source_at_a_time_and_urls_that_are_urls(tmp_path: Path, cli: Cli) -> None:
+    src = write(tmp_path / "tools.json", OPENAI_CHAT)
+    base = [
+        "contract",
+        "import",
+        "--name",
+        "w",
+        "--version",
+        "1",
+        "--out",
+        str(tmp_path / "c.json"),
+    ]
+    ran = cli(*base, "--from", "openai", src, "--mcp", "--", "server")
+    assert ran.code == 2 and "give one source" in ran.err
+    ran = cli(*base, "--mcp-url", "file:///etc/passwd")
+    assert ran.code == 2 and "not an http(s) URL with a host" in ran.err
+    ran = cli(*base, "--from", "openai")
+    assert ran.code == 2 and "give the openai tool JSON file" in ran.err
+
+
+def test_a_command_after_dashes_goes_only_with_a_server_flag(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from toolstand.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "--config", "c.json", "--", "server"])
+    assert exited.value.code == 2
+    assert "go only with --mcp or --against-mcp" in capsys.readouterr().err

@@ -27,6 +27,10 @@ def _say(problems: list[Problem]) -> None:
 def read_source(args: argparse.Namespace) -> tuple[SourceTools, str]:
     """The tools of the source the flags name, and how to name that source in a message."""
     command: list[str] = args.server_command
+    given = [args.source_file is not None, bool(args.mcp or command), args.mcp_url is not None]
+    if sum(given) > 1:
+        message = "give one source: a tool JSON file, --mcp -- CMD..., or --mcp-url URL"
+        raise LoadError([Problem("--mcp", None, "$", message)])
     if args.api is not None and args.source_file is None:
         raise LoadError([Problem("--from", None, "$", f"give the {args.api} tool JSON file")])
     if args.source_file is not None:
@@ -41,6 +45,9 @@ def read_source(args: argparse.Namespace) -> tuple[SourceTools, str]:
         raise LoadError(
             [Problem("--mcp", None, "$", "give the server: --mcp -- CMD ARGS... or --mcp-url URL")]
         )
+    if args.mcp_url is not None and not _http_url(args.mcp_url):
+        message = f"{args.mcp_url!r} is not an http(s) URL with a host"
+        raise LoadError([Problem("--mcp-url", None, "$", message)])
     where = args.mcp_url or " ".join(command)
     listing = fetch(None if args.mcp_url else command, args.mcp_url)
     source = listing_tools(listing, where)
@@ -53,11 +60,18 @@ def read_source(args: argparse.Namespace) -> tuple[SourceTools, str]:
     return source, where
 
 
+def _http_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
 def cmd_contract_import(args: argparse.Namespace) -> int:
     from toolstand.importers.build import build_contract, parse_effects, write_new
 
+    effects = parse_effects(args.effect or [])  # before a server is started for nothing
     source, where = read_source(args)
-    effects = parse_effects(args.effect or [])
     contract, text, warnings = build_contract(
         source, name=args.name, version=args.version, effects=effects, out=args.out
     )
