@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import orjson
 
 from toolstand.canonical import canonical_hash
-from toolstand.contract import Contract, Effect, parse_contract
+from toolstand.contract import Contract, parse_contract
 from toolstand.importers.mcp import effect_of
 from toolstand.importers.providers import RawTool, SourceTools
 from toolstand.problems import LoadError, Problem
-
-EFFECTS: tuple[str, ...] = get_args(Effect)
+from toolstand.types import EFFECTS
 
 
 def parse_effects(items: list[str]) -> dict[str, str]:

@@ -10,9 +10,10 @@ from typing import Any
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import RequestSettings, SchemaNote
 from toolstand.contract import ToolSpec
+from toolstand.types import Api
 
 # the short names of the command line, and the wire API each stands for
-EXPORT_APIS: dict[str, str] = {
+EXPORT_APIS: dict[str, Api] = {
     "openai": "openai-chat",
     "openai-chat": "openai-chat",
     "openai-responses": "openai-responses",
