@@ -229,10 +229,15 @@ def cmd_contract(args: argparse.Namespace) -> int:
 
     if args.contract_command == "import":
         return cmd_contract_import(args)
+    if args.server_command:
+        raise LoadError([Problem("--", None, "$", "export takes no command after --")])
     return cmd_contract_export(args)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.server_command and not args.mcp:
+        message = "a command after -- goes with --against-mcp"
+        raise LoadError([Problem("--", None, "$", message)])
     if args.mcp or args.mcp_url or args.source_file:
         from toolstand.importers.commands import cmd_check_drift
 
@@ -407,15 +412,18 @@ COMMANDS = {
 }
 
 
+# the subcommands whose --mcp / --against-mcp take a server's command after "--"
+TAKES_A_COMMAND = ("contract", "check")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    # everything after the first "--" is a server's command, never toolstand's options
-    cut = words.index("--") if "--" in words else len(words)
-    parser = _parser()
-    args = parser.parse_args(words[:cut])
+    # for the commands that start a server, everything after the first "--" is its
+    # command; elsewhere "--" keeps argparse's meaning (what follows is positional)
+    takes_tail = bool(words) and words[0] in TAKES_A_COMMAND and "--" in words
+    cut = words.index("--") if takes_tail else len(words)
+    args = _parser().parse_args(words[:cut])
     args.server_command = words[cut + 1 :]
-    if cut < len(words) and not getattr(args, "accepts_tail", False):
-        parser.error("'--' and a command go only with --mcp or --against-mcp")
     command = args.command or "tui"
     if command == "tui" and args.command is None:
         args = argparse.Namespace(config=None, cases=None, tools=None)

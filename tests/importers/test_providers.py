@@ -254,12 +254,8 @@ def test_one_source_at_a_time_and_urls_that_are_urls(tmp_path: Path, cli: Cli) -
     assert ran.code == 2 and "give the openai tool JSON file" in ran.err
 
 
-def test_a_command_after_dashes_goes_only_with_a_server_flag(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    from toolstand.cli import main
-
-    with pytest.raises(SystemExit) as exited:
-        main(["run", "--config", "c.json", "--", "server"])
-    assert exited.value.code == 2
-    assert "go only with --mcp or --against-mcp" in capsys.readouterr().err
+def test_a_command_after_dashes_goes_only_with_a_server_flag(cli: Cli) -> None:
+    ran = cli("check", "--tools", "c.json", "--", "server")
+    assert ran.code == 2 and "a command after -- goes with --against-mcp" in ran.err
+    ran = cli("contract", "export", "--to", "gemini", "--", "server")
+    assert ran.code == 2 and "export takes no command after --" in ran.err

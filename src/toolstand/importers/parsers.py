@@ -31,7 +31,6 @@ def _source_flags(p: argparse.ArgumentParser, *, mcp: str, file: str) -> None:
         help="a streamable HTTP MCP server, e.g. http://127.0.0.1:8000/mcp",
     )
     p.add_argument("--from", dest="api", choices=PROVIDERS, help=file)
-    p.set_defaults(accepts_tail=True)
 
 
 def add_drift_flags(c: argparse.ArgumentParser) -> None:
@@ -65,7 +64,6 @@ def add_drift_flags(c: argparse.ArgumentParser) -> None:
         choices=PROVIDERS,
         help="the API of --against FILE",
     )
-    c.set_defaults(accepts_tail=True)
 
 
 def add_contract_parser(
