@@ -114,8 +114,10 @@ def test_live_drift_fails_until_the_version_is_bumped(
         ran.code == 0 and ran.out == "" and "drift ok: the contract matches its source" in ran.err
     )
     monkeypatch.setenv("SHOP_SERVER_VARIANT", "pattern")  # the server's next release
+    monkeypatch.setenv("SHOP_SERVER_NAME", "renamed-shop")
     ran = cli("check", "--tools", str(shop), "--against-mcp", "--", *SERVER)
     assert ran.code == 1
+    assert "note: the server was test-shop 2.0.1 when imported, now renamed-shop 2.0.1" in ran.err
     assert ran.out.splitlines() == [
         f'{tool}: $.tools[{i}].parameters.properties.order_id.pattern: changed: "^ORD-\\\\d{{6}}$" → "^ORD-\\\\d{{7}}$"'
         for i, tool in ((0, "get_order"), (2, "add_note"), (3, "cancel_order"))

@@ -51,10 +51,11 @@ def read_source(args: argparse.Namespace) -> tuple[SourceTools, str]:
     where = args.mcp_url or " ".join(command)
     listing = fetch(None if args.mcp_url else command, args.mcp_url)
     source = listing_tools(listing, where)
-    server = listing.server
-    named = f"{server.get('name', '?')} {server.get('version', '')}".strip()
     print(
-        visible(f"MCP server {named}: {len(listing.tools)} tools in {listing.pages} pages"),
+        visible(
+            f"MCP server {_named(listing.server)}: {len(listing.tools)} tools "
+            f"in {listing.pages} pages"
+        ),
         file=sys.stderr,
     )
     return source, where
@@ -65,6 +66,10 @@ def _http_url(url: str) -> bool:
 
     parts = urlsplit(url)
     return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _named(server: dict[str, Any]) -> str:
+    return f"{server.get('name', '?')} {server.get('version', '')}".strip()
 
 
 def cmd_contract_import(args: argparse.Namespace) -> int:
@@ -136,6 +141,12 @@ def cmd_check_drift(args: argparse.Namespace) -> int:
         raise LoadError(source.errors)
     if not args.quiet:
         _say(source.warnings)
+    was, now = (contract.source or {}).get("server"), source.source.get("server")
+    if was and now and was != now:
+        print(
+            visible(f"note: the server was {_named(was)} when imported, now {_named(now)}"),
+            file=sys.stderr,
+        )
     diffs = compare(contract, source.tools, annotated=source.source.get("kind") == "mcp")
     for diff in diffs:
         print(str(diff))
