@@ -58,3 +58,11 @@ def test_export_takes_run_options_and_a_subset(cli: Cli, contract: Contract, roo
     assert [t["name"] for t in orjson.loads(ran.out)] == [first]
     ran = cli("contract", "export", "--to", "anthropic", "--tools", path, "--only", "nope")
     assert ran.code == 2 and "no such tool: nope" in ran.err
+    ran = cli("contract", "export", "--to", "gemini", "--tools", path, "--option", "strict=true")
+    assert (
+        ran.code == 2 and "gemini takes no option 'strict'; its options: gemini_schema" in ran.err
+    )
+    ran = cli(
+        "contract", "export", "--to", "gemini", "--tools", path, "--option", "gemini_schema=x"
+    )
+    assert ran.code == 2 and "$.gemini_schema" in ran.err

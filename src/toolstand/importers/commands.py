@@ -92,7 +92,7 @@ def cmd_contract_import(args: argparse.Namespace) -> int:
 
 def cmd_contract_export(args: argparse.Namespace) -> int:
     from toolstand.contract import load_contract
-    from toolstand.importers.export import export_tools
+    from toolstand.importers.export import EXPORT_APIS, export_tools
 
     contract = load_contract(args.tools)
     tools = contract.tools
@@ -104,26 +104,35 @@ def cmd_contract_export(args: argparse.Namespace) -> int:
             message = f"no such tool: {', '.join(unknown)}; the contract has: {allowed}"
             raise LoadError([Problem("--only", None, "$", message)])
         tools = contract.subset(wanted)
-    wire, notes = export_tools(tools, args.to, _options(args.option or []))
-    for note in notes:
-        if note.action != "dropped" or not note.keyword.startswith("x-"):
-            line = f"{note.tool}: {note.path}: {note.action} {note.keyword}: {note.detail}"
-            print(visible(f"warning: {line}"), file=sys.stderr)
+    wire = export_tools(tools, args.to, _options(args.option or [], EXPORT_APIS[args.to]))
     sys.stdout.write(orjson.dumps(wire, option=orjson.OPT_INDENT_2).decode() + "\n")
     return 0
 
 
-def _options(items: list[str]) -> dict[str, Any]:
-    """``--option key=value``: a JSON value when it parses as one (true, 3), else text."""
+def _options(items: list[str], api: str) -> dict[str, Any]:
+    """``--option key=value``: a JSON value when it parses as one (true, 3), else text;
+    checked as a run's ``options`` for ``api`` are."""
+    from pydantic import ValidationError
+
+    from toolstand.config import RunOptions, option_problem
+    from toolstand.problems import pydantic_message
+
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise LoadError([Problem("--option", None, "$", f"{item!r}: write KEY=VALUE")])
+        problem = "write KEY=VALUE" if not sep or not key else option_problem(api, key)
+        if problem is not None:
+            raise LoadError([Problem("--option", None, "$", f"{item!r}: {problem}")])
         try:
             out[key] = orjson.loads(value)
         except orjson.JSONDecodeError:
             out[key] = value
+    try:
+        RunOptions.model_validate(out)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = f"$.{'.'.join(str(p) for p in err['loc'])}"
+        raise LoadError([Problem("--option", None, where, pydantic_message(err))]) from None
     return out
 
 

@@ -67,7 +67,7 @@ def add_drift_flags(c: argparse.ArgumentParser) -> None:
 
 
 def add_contract_parser(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser], make: Sub, default_tools: str
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], make: Sub, from_config: str
 ) -> None:
     """`contract import` and `contract export`."""
     ct = make(
@@ -122,7 +122,12 @@ def add_contract_parser(
         choices=("openai", "openai-chat", "openai-responses", "anthropic", "gemini"),
         help="the wire API (openai is openai-chat)",
     )
-    exp.add_argument("--tools", default=default_tools, help="the contract (default: %(default)s)")
+    exp.add_argument("--tools", help=f"the contract ({from_config})")
+    exp.add_argument(
+        "--config",
+        help="the config naming the contract (default: config.json, else "
+        "config.example.json, in the current folder)",
+    )
     exp.add_argument("--only", metavar="NAMES", help="only these tools, comma-separated")
     exp.add_argument(
         "--option",
