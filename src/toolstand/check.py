@@ -241,6 +241,31 @@ def check_lock(contract: Contract, contract_path: Path) -> list[Problem]:
     return []
 
 
+def read_lock(contract_path: Path) -> dict[str, Any] | None:
+    """The lock beside a contract, or None when there is none (or it is not an object)."""
+    path = lock_path(contract_path)
+    if not path.exists():
+        return None
+    try:
+        data = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise LoadError([Problem(str(path), None, "$", f"lock file is not JSON: {exc}")]) from None
+    return data if isinstance(data, dict) else None
+
+
+def record_source(contract: Contract, contract_path: Path, source_hash: str) -> Path:
+    """Write the lock with the source's hash beside the contract's (drift passed)."""
+    path = lock_path(contract_path)
+    record = {
+        "name": contract.name,
+        "version": contract.version,
+        "hash": contract.hash,
+        "source_hash": source_hash,
+    }
+    path.write_bytes(orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n")
+    return path
+
+
 def run_check(tools: Path, cases: Path, *, lock: bool = False) -> CheckResult:
     result = CheckResult()
     try:

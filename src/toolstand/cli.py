@@ -168,14 +168,18 @@ def _parser() -> argparse.ArgumentParser:
         "lint contracts and cases: file:line and JSON path for every problem",
         "toolstand check --tools contracts/delivery_tools.json --cases cases/delivery.jsonl",
     )
-    _input_options(c, "the contract", "the case file")
+    _input_options(c, "the contract", "the case file (with --against*: linted only when given)")
     c.add_argument(
         "--lock",
         action="store_true",
         help="fail on a contract changed without a version bump (records hash and version "
-        "in <contract>.lock.json)",
+        "in <contract>.lock.json); with --against*: record the source's hash beside them",
     )
     c.add_argument("--quiet", "-q", action="store_true", help="errors only, no per-API warnings")
+    from toolstand.importers.parsers import add_contract_parser, add_drift_flags
+
+    add_drift_flags(c)
+    add_contract_parser(sub, _sub, FROM_CONFIG)
 
     s = _sub(
         sub,
@@ -254,12 +258,52 @@ def _shown(path: Path | None) -> str:
     return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
 
 
+def cmd_contract(args: argparse.Namespace) -> int:
+    from toolstand.importers.commands import cmd_contract_export, cmd_contract_import
+
+    if args.contract_command == "import":
+        return cmd_contract_import(args)
+    if args.server_command:
+        raise LoadError([Problem("--", None, "$", "export takes no command after --")])
+    args.tools = args.tools or _config_contract(args.config)
+    return cmd_contract_export(args)
+
+
+def _config_contract(config: str | None) -> str:
+    """The contract the config names (--config, else config.json or config.example.json)."""
+    from toolstand.config import load_config
+
+    path = config or next((n for n in DEFAULT_CONFIGS if Path(n).is_file()), None)
+    if path is None:
+        message = (
+            "give --tools, or a config naming it "
+            f"(--config; none of {', '.join(DEFAULT_CONFIGS)} is in the current folder)"
+        )
+        raise LoadError([Problem("--tools", None, "$", message)])
+    loaded = load_config(path)
+    return _shown(loaded.resolve(loaded.tools))
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.server_command and not args.mcp:
+        message = "a command after -- goes with --against-mcp"
+        raise LoadError([Problem("--", None, "$", message)])
+    if args.mcp or args.mcp_url or args.source_file:
+        from toolstand.importers.commands import cmd_check_drift
+
+        # the drift's contract is seldom the config's one: its cases only when named
+        status = 0 if args.cases is None else _lint(args, lock=False)
+        args.tools = args.tools or _config_contract(args.config)
+        return status or cmd_check_drift(args)
+    return _lint(args, lock=args.lock)
+
+
+def _lint(args: argparse.Namespace, *, lock: bool) -> int:
     from toolstand.check import run_check
     from toolstand.printable import visible
 
     args.tools, args.cases = contract_and_cases(args)
-    result = run_check(Path(args.tools), Path(args.cases), lock=args.lock)
+    result = run_check(Path(args.tools), Path(args.cases), lock=lock)
     for problem in result.problems:
         if problem.severity == "error" or not args.quiet:
             print(visible(str(problem)))
@@ -414,13 +458,24 @@ COMMANDS = {
     "compare": cmd_compare,
     "rejudge": cmd_rejudge,
     "check": cmd_check,
+    "contract": cmd_contract,
     "sim": cmd_sim,
     "tui": cmd_tui,
 }
 
 
+# the subcommands whose --mcp / --against-mcp take a server's command after "--"
+TAKES_A_COMMAND = ("contract", "check")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # for the commands that start a server, everything after the first "--" is its
+    # command; elsewhere "--" keeps argparse's meaning (what follows is positional)
+    takes_tail = bool(words) and words[0] in TAKES_A_COMMAND and "--" in words
+    cut = words.index("--") if takes_tail else len(words)
+    args = _parser().parse_args(words[:cut])
+    args.server_command = words[cut + 1 :]
     command = args.command or "tui"
     if command == "tui" and args.command is None:
         args = argparse.Namespace(config=None, cases=None, tools=None)

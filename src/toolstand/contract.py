@@ -76,8 +76,9 @@ class SimHints(BaseModel):
 class ToolSpec(BaseModel):
     """One tool as the application defines it, independent of any provider.
 
-    ``x-fake`` (the fake executor's default results) and ``x-sim`` (the simulator's
-    hints) are never sent to a provider; they are hashed only when present."""
+    ``x-fake`` (the fake executor's default results), ``x-sim`` (the simulator's hints)
+    and ``x-mcp`` (an imported tool's MCP annotations, camelCase as on the wire) are
+    never sent to a provider; they are hashed only when present."""
 
     model_config = ConfigDict(
         extra="forbid", frozen=True, populate_by_name=True, serialize_by_alias=True
@@ -89,6 +90,7 @@ class ToolSpec(BaseModel):
     effect: Effect = "read"
     fake: list[FakeRule] | None = Field(default=None, alias="x-fake")
     sim: SimHints | None = Field(default=None, alias="x-sim")
+    mcp: dict[str, Any] | None = Field(default=None, alias="x-mcp")
 
     @cached_property
     def validator(self) -> Draft202012Validator:
@@ -96,13 +98,20 @@ class ToolSpec(BaseModel):
 
 
 class Contract(BaseModel):
-    """A named, versioned set of tools."""
+    """A named, versioned set of tools.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    ``x-source`` says where an imported contract came from (``kind``: mcp, openai,
+    anthropic, gemini; an MCP server's name and version; the version and source hash it
+    was imported at), so drift can be measured against it later."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, serialize_by_alias=True
+    )
 
     name: str
     version: str
     tools: list[ToolSpec]
+    source: dict[str, Any] | None = Field(default=None, alias="x-source")
 
     @cached_property
     def by_name(self) -> dict[str, ToolSpec]:
@@ -113,9 +122,11 @@ class Contract(BaseModel):
         """SHA-256 of the canonical JSON (sorted keys, no whitespace)."""
         data = self.model_dump(mode="json")
         for tool in data["tools"]:  # a contract without the x- keys keeps its old hash
-            for key in ("x-fake", "x-sim"):
+            for key in ("x-fake", "x-sim", "x-mcp"):
                 if tool.get(key) is None:
                     tool.pop(key, None)
+        if data.get("x-source") is None:
+            data.pop("x-source", None)
         return canonical_hash(data)
 
     def tool(self, name: str) -> ToolSpec | None:

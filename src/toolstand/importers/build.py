@@ -1,0 +1,124 @@
+"""An imported tool list made into a contract: effects decided, source recorded, written.
+
+``effect`` is the one thing no provider's tool JSON says. A tool the user did not name in
+``--effect`` gets what its MCP annotations imply, or ``execute`` — never ``read`` by
+default: a stand that silently calls a tool harmless is wrong in the dangerous
+direction — and the warning lists every tool that was defaulted that way.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from toolstand.canonical import canonical_hash
+from toolstand.contract import Contract, parse_contract
+from toolstand.importers.mcp import effect_of
+from toolstand.importers.providers import RawTool, SourceTools
+from toolstand.problems import LoadError, Problem
+from toolstand.types import EFFECTS
+
+
+def parse_effects(items: list[str]) -> dict[str, str]:
+    """``--effect name=execute ...`` as {tool: effect}; a malformed item is refused."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, effect = item.partition("=")
+        if not sep or not name or effect not in EFFECTS:
+            raise LoadError(
+                [
+                    Problem(
+                        "--effect",
+                        None,
+                        "$",
+                        f"{item!r}: write NAME=EFFECT with EFFECT one of {', '.join(EFFECTS)}",
+                    )
+                ]
+            )
+        out[name] = effect
+    return out
+
+
+def source_hash(tools: list[RawTool]) -> str:
+    """What drift compares: the source's tools, before any effect is decided."""
+    return canonical_hash(tools)
+
+
+def decide_effects(
+    tools: list[RawTool], overrides: dict[str, str]
+) -> tuple[list[dict[str, Any]], list[Problem]]:
+    """Each tool with its effect, and a warning listing those defaulted to execute."""
+    names = {t["name"] for t in tools}
+    unknown = sorted(set(overrides) - names)
+    if unknown:
+        allowed = ", ".join(sorted(names)) or "none"
+        raise LoadError(
+            [
+                Problem(
+                    "--effect",
+                    None,
+                    "$",
+                    f"no such tool: {', '.join(unknown)}; the source has: {allowed}",
+                )
+            ]
+        )
+    out: list[dict[str, Any]] = []
+    defaulted: list[str] = []
+    for tool in tools:
+        effect = overrides.get(tool["name"])
+        if effect is None:
+            effect = effect_of(tool.get("x-mcp"))
+            if effect == "execute":
+                defaulted.append(tool["name"])
+        spec = {
+            "name": tool["name"],
+            "description": tool["description"],
+            "effect": effect,
+            "parameters": tool["parameters"],
+        }
+        if "x-mcp" in tool:
+            spec["x-mcp"] = tool["x-mcp"]
+        out.append(spec)
+    warnings = []
+    if defaulted:
+        warnings.append(
+            Problem(
+                "--effect",
+                None,
+                "$",
+                f"effect defaulted to execute (state-changing) for: {', '.join(defaulted)}; "
+                "say otherwise with --effect NAME=read|prepare",
+                "warning",
+            )
+        )
+    return out, warnings
+
+
+def build_contract(
+    source: SourceTools, *, name: str, version: str, effects: dict[str, str], out: str
+) -> tuple[Contract, bytes, list[Problem]]:
+    """The contract, its file's bytes, and the warnings; refused if the source had errors
+    or the result does not meta-validate (each problem naming where it came from)."""
+    if source.errors:
+        raise LoadError(source.errors)
+    tools, warnings = decide_effects(source.tools, effects)
+    record = {**source.source, "imported_version": version, "hash": source_hash(source.tools)}
+    data = {"name": name, "version": version, "tools": tools, "x-source": record}
+    text = orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+    contract = parse_contract(text, out)
+    return contract, text, [*source.warnings, *warnings]
+
+
+def write_new(path: Path, data: bytes, *, force: bool = False) -> None:
+    """Write through a temporary file; an existing file is kept unless ``force``."""
+    if path.exists() and not force:
+        raise LoadError(
+            [Problem(str(path), None, "$", "already exists; not overwritten (use --force)")]
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
