@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+import httpx
+
 from toolstand import __version__
 from toolstand.attempt import Target, mode_applies, policy_for, run_attempt
 from toolstand.canonical import sha256_hex
@@ -361,8 +363,34 @@ async def _run_locked(
     progress_out: IO[str] | None,
     on_record: Callable[[dict[str, Any]], None] | None,
 ) -> RunSummary:
-    config = inputs.config
     t0 = time.monotonic()
+    run_id, done = _open_output(inputs, output, resume, resume_anyway, progress_out)
+    config = inputs.config
+    todo = [it for it in items if it.key(config.runs[it.run_index]) not in done]
+    with IndexedWriter(output, lock=False) as writer:
+        writer.write(header(inputs, run_id, resumed=resume and bool(done)))
+        work = _Work(inputs, run_id, writer, todo, progress_out, on_record)
+        await _run_workers(work)
+    _finish(work, writer.index_error, output, progress_out)
+    return RunSummary(
+        run_id,
+        output,
+        len(items),
+        len(items) - len(todo),
+        len(todo),
+        work.verdicts,
+        time.monotonic() - t0,
+    )
+
+
+def _open_output(
+    inputs: Inputs,
+    output: Path,
+    resume: bool,
+    resume_anyway: bool,
+    progress_out: IO[str] | None,
+) -> tuple[str, set[AttemptKey]]:
+    """The run_id to write under and the keys already done; refuses an output in use."""
     run_id = None
     done: set[AttemptKey] = set()
     if resume:
@@ -384,93 +412,135 @@ async def _run_locked(
             ]
         )
     run_id = run_id or f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
-    todo = [it for it in items if it.key(config.runs[it.run_index]) not in done]
-    skipped = len(items) - len(todo)
-    verdicts: Counter[str] = Counter()
-    progress = Progress(len(todo), progress_out) if progress_out is not None else None
-    policy = policy_for(config)
-    limiters = [RateLimiter(r.requests_per_minute) for r in config.runs]
-    queue: asyncio.Queue[WorkItem] = asyncio.Queue()
-    for it in todo:
-        queue.put_nowait(it)
-    stopped: list[HistoryWriteError] = []  # the write that failed: every worker stops
-    with IndexedWriter(output, lock=False) as writer:
-        writer.write(header(inputs, run_id, resumed=resume and bool(done)))
-        n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
-        # clients of their own per run: no connection or state is shared between providers
-        clients = [
-            [
-                make_client(
-                    connect_timeout=config.timeouts.connect_s,
-                    read_timeout=config.timeouts.read_s,
-                    max_connections=min(config.parallelism, CLIENT_SHARE),
-                    loopback_only=r.simulated,
-                )
-                for _ in range(n_clients)
-            ]
-            for r in config.runs
+    return run_id, done
+
+
+def _clients(config: Config) -> list[list[httpx.AsyncClient]]:
+    """Clients of their own per run: no connection or state is shared between providers."""
+    n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
+    return [
+        [
+            make_client(
+                connect_timeout=config.timeouts.connect_s,
+                read_timeout=config.timeouts.read_s,
+                max_connections=min(config.parallelism, CLIENT_SHARE),
+                loopback_only=r.simulated,
+            )
+            for _ in range(n_clients)
         ]
-        async with targets_for(inputs) as targets:
+        for r in config.runs
+    ]
 
-            async def worker(slot: int) -> None:
-                while not stopped:
-                    try:
-                        it = queue.get_nowait()
-                    except asyncio.QueueEmpty:
-                        return
-                    await limiters[it.run_index].wait()
-                    try:
-                        rec = await run_attempt(
-                            targets[it.run_index],
-                            it.case,
-                            it.mode,
-                            it.attempt,
-                            run_id,
-                            contract=inputs.contract,
-                            config=config,
-                            system=inputs.system,
-                            client=clients[it.run_index][slot % n_clients],
-                            policy=policy,
-                        )
-                    except Exception as exc:  # a toolstand bug: say so, keep the run going
-                        # nothing is written, so --resume retries this attempt later
-                        verdicts["crashed"] += 1
-                        where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode} #{it.attempt}"
-                        print(
-                            f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "
-                            "please report it; --resume retries it)",
-                            file=sys.stderr,
-                        )
-                        continue
-                    try:
-                        writer.write(rec)
-                    except HistoryWriteError as exc:
-                        stopped.append(exc)
-                        return
-                    verdicts[
-                        "transport_error" if rec["transport_error"] else rec["judgement"]["verdict"]
-                    ] += 1
-                    if progress is not None:
-                        progress.tick(rec)
-                    if on_record is not None:
-                        on_record(rec)
 
-            try:
-                await asyncio.gather(*(worker(i) for i in range(config.parallelism)))
-            finally:
-                for c in (c for per_run in clients for c in per_run):
-                    await c.aclose()
-    if progress is not None and progress.out.isatty():
-        progress.out.write("\n")
-    if stopped:
-        exc = stopped[0]
-        raise HistoryWriteError(exc.path, exc.os_error, RESUMABLE) from None
-    if writer.index_error is not None and progress_out is not None:
+class _Work:
+    """What the workers of one run share: the queue, the writer and the counts."""
+
+    def __init__(
+        self,
+        inputs: Inputs,
+        run_id: str,
+        writer: IndexedWriter,
+        todo: list[WorkItem],
+        progress_out: IO[str] | None,
+        on_record: Callable[[dict[str, Any]], None] | None,
+    ) -> None:
+        config = inputs.config
+        self.inputs, self.run_id, self.writer, self.on_record = inputs, run_id, writer, on_record
+        self.queue: asyncio.Queue[WorkItem] = asyncio.Queue()
+        for it in todo:
+            self.queue.put_nowait(it)
+        self.verdicts: Counter[str] = Counter()
+        self.progress = Progress(len(todo), progress_out) if progress_out is not None else None
+        self.policy = policy_for(config)
+        self.limiters = [RateLimiter(r.requests_per_minute) for r in config.runs]
+        self.stopped: list[HistoryWriteError] = []  # the write that failed: every worker stops
+        self.clients: list[list[httpx.AsyncClient]] = []
+        self.targets: list[Target] = []
+
+    def next_item(self) -> WorkItem | None:
+        if self.stopped:
+            return None
+        try:
+            return self.queue.get_nowait()
+        except asyncio.QueueEmpty:
+            return None
+
+    def keep(self, rec: dict[str, Any]) -> bool:
+        """Write one record and count it; False when the write failed (the run stops)."""
+        try:
+            self.writer.write(rec)
+        except HistoryWriteError as exc:
+            self.stopped.append(exc)
+            return False
+        verdict = "transport_error" if rec["transport_error"] else rec["judgement"]["verdict"]
+        self.verdicts[verdict] += 1
+        if self.progress is not None:
+            self.progress.tick(rec)
+        if self.on_record is not None:
+            self.on_record(rec)
+        return True
+
+
+async def _run_workers(work: _Work) -> None:
+    """``parallelism`` workers over the queue, with the simulator and clients up meanwhile."""
+    config = work.inputs.config
+    work.clients = _clients(config)
+    async with targets_for(work.inputs) as targets:
+        work.targets = targets
+        try:
+            await asyncio.gather(*(_worker(work, i) for i in range(config.parallelism)))
+        finally:  # before the simulator stops, as their connections go to it
+            for c in (c for per_run in work.clients for c in per_run):
+                await c.aclose()
+
+
+async def _worker(work: _Work, slot: int) -> None:
+    while (it := work.next_item()) is not None:
+        await work.limiters[it.run_index].wait()
+        rec = await _attempt(work, it, slot)
+        if rec is not None and not work.keep(rec):
+            return
+
+
+async def _attempt(work: _Work, it: WorkItem, slot: int) -> dict[str, Any] | None:
+    """One attempt's record; None (said on stderr) when toolstand itself failed."""
+    inputs, config = work.inputs, work.inputs.config
+    clients = work.clients[it.run_index]
+    try:
+        return await run_attempt(
+            work.targets[it.run_index],
+            it.case,
+            it.mode,
+            it.attempt,
+            work.run_id,
+            contract=inputs.contract,
+            config=config,
+            system=inputs.system,
+            client=clients[slot % len(clients)],
+            policy=work.policy,
+        )
+    except Exception as exc:  # a toolstand bug: say so, keep the run going
+        # nothing is written, so --resume retries this attempt later
+        work.verdicts["crashed"] += 1
+        where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode} #{it.attempt}"
         print(
-            f"warning: {output}: the History index was not kept ({writer.index_error}); "
+            f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "
+            "please report it; --resume retries it)",
+            file=sys.stderr,
+        )
+        return None
+
+
+def _finish(work: _Work, index_error: object, output: Path, progress_out: IO[str] | None) -> None:
+    """End the progress line; raise the write failure that stopped the run, if any."""
+    if work.progress is not None and work.progress.out.isatty():
+        work.progress.out.write("\n")
+    if work.stopped:
+        exc = work.stopped[0]
+        raise HistoryWriteError(exc.path, exc.os_error, RESUMABLE) from None
+    if index_error is not None and progress_out is not None:
+        print(
+            f"warning: {output}: the History index was not kept ({index_error}); "
             "the History screen will index the file when it opens it",
             file=progress_out,
         )
-    return RunSummary(
-        run_id, output, len(items), skipped, len(todo), verdicts, time.monotonic() - t0
-    )
