@@ -38,6 +38,8 @@ API_NAMES: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "g
 MODES: tuple[str, ...] = ("auto", "forced", "no_tools", "reversed")
 Mode = Literal["auto", "forced", "no_tools", "reversed"]
 ANTHROPIC_VERSIONS: tuple[str, ...] = ("2023-06-01", "2026-10-21")
+FEEDBACK_STYLES: tuple[str, ...] = ("traceback", "path_value", "allowed", "allowed_prose")
+FeedbackStyle = Literal["traceback", "path_value", "allowed", "allowed_prose"]
 
 
 def _default_modes() -> list[Mode]:
@@ -150,6 +152,31 @@ class SimSettings(_Strict):
         return v
 
 
+def _default_feedback() -> list[FeedbackStyle]:
+    return ["allowed"]
+
+
+class Repair(_Strict):
+    """Repair turns (design.md, Repair turn): each feedback style is its own arm."""
+
+    max_repairs: int = Field(default=0, ge=0, le=3)
+    feedback: list[FeedbackStyle] = Field(default_factory=_default_feedback)
+
+    @field_validator("feedback")
+    @classmethod
+    def _styles_unique(cls, v: list[str]) -> list[str]:
+        if not v:
+            raise ValueError(f"give at least one feedback style: {', '.join(FEEDBACK_STYLES)}")
+        if len(set(v)) != len(v):
+            raise ValueError("feedback styles must not repeat")
+        return v
+
+    @property
+    def arms(self) -> list[str | None]:
+        """The feedback arms of the matrix; [None] when repairs are off."""
+        return list(self.feedback) if self.max_repairs > 0 else [None]
+
+
 class Config(_Strict):
     runs: list[RunSpec] = Field(min_length=1)
     temperature: float | None = 0.0
@@ -163,6 +190,7 @@ class Config(_Strict):
     timeouts: Timeouts = Field(default_factory=Timeouts)
     retry: Retry = Field(default_factory=Retry)
     sim: SimSettings = Field(default_factory=SimSettings)
+    repair: Repair | None = None
     # where the config came from, for resolving relative paths (not in the file)
     folder: Path = Field(default=Path("."), exclude=True)
 
@@ -174,6 +202,11 @@ class Config(_Strict):
         if not v:
             raise ValueError(f"give at least one mode: {', '.join(MODES)}")
         return v
+
+    @property
+    def feedback_arms(self) -> list[str | None]:
+        """One entry per feedback arm; [None] when the config asks for no repair turns."""
+        return self.repair.arms if self.repair is not None else [None]
 
     def resolve(self, path: str | None) -> Path | None:
         if path is None:
