@@ -51,9 +51,13 @@ class WorkItem:
     case: Case
     mode: str
     attempt: int
+    feedback: str | None = None  # the repair arm (config repair.feedback), None: no repairs
 
     def key(self, spec: RunSpec) -> AttemptKey:
-        return (spec.provider, spec.model, spec.api, self.case.id, self.mode, self.attempt)
+        return (
+            *(spec.provider, spec.model, spec.api, self.case.id, self.mode),
+            *(self.attempt, self.feedback),
+        )
 
 
 @dataclass
@@ -113,17 +117,19 @@ def load_inputs(
 
 
 def plan(inputs: Inputs, only: set[str] | None = None) -> list[WorkItem]:
-    """The whole matrix in a stable order: run, case, mode, attempt."""
+    """The whole matrix in a stable order: run, case, mode, feedback arm, attempt."""
+    config = inputs.config
     items = []
-    for ri, _spec in enumerate(inputs.config.runs):
+    for ri, _spec in enumerate(config.runs):
         for case in inputs.casefile.cases:
             if only is not None and case.id not in only:
                 continue
-            for mode in inputs.config.modes:
+            for mode in config.modes:
                 if not mode_applies(case, mode):
                     continue
-                for attempt in range(1, inputs.config.repetitions + 1):
-                    items.append(WorkItem(ri, case, mode, attempt))
+                for arm in config.feedback_arms:
+                    for attempt in range(1, config.repetitions + 1):
+                        items.append(WorkItem(ri, case, mode, attempt, arm))
     return items
 
 
@@ -162,6 +168,7 @@ def header(inputs: Inputs, run_id: str, *, resumed: bool = False) -> dict[str, A
             "modes": list(c.modes),
             "retry": c.retry.model_dump(),
             "timeouts": c.timeouts.model_dump(),
+            **({"repair": c.repair.model_dump()} if c.repair is not None else {}),
             # the simulator's seed, latency and any forced faults: its answers depend on them
             **({"sim": c.sim.model_dump()} if any(r.simulated for r in c.runs) else {}),
         },
@@ -518,11 +525,13 @@ async def _attempt(work: _Work, it: WorkItem, slot: int) -> dict[str, Any] | Non
             system=inputs.system,
             client=clients[slot % len(clients)],
             policy=work.policy,
+            feedback=it.feedback,
         )
     except Exception as exc:  # a toolstand bug: say so, keep the run going
         # nothing is written, so --resume retries this attempt later
         work.verdicts["crashed"] += 1
-        where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode} #{it.attempt}"
+        arm = f" feedback {it.feedback}" if it.feedback else ""
+        where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode}{arm} #{it.attempt}"
         print(
             f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "
             "please report it; --resume retries it)",
