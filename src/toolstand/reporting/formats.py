@@ -66,6 +66,9 @@ def group_to_json(g: GroupStats, report: Report) -> dict[str, Any]:
         "per_attempt": g.retries / attempted if attempted else None,
     }
     out["cost"] = g.cost(report.price_for(g))
+    if g.repair is not None:
+        out["feedback"] = g.feedback
+        out["repair"] = g.repair.to_json(g.metrics()["raw_schema_validity"])
     out["flaky_cases"] = g.flaky_cases()
     out["per_case"] = {
         cid: {
@@ -321,6 +324,7 @@ def _head(report: Report) -> list[str]:
 
 def _group_lines(g: GroupStats, report: Report) -> list[str]:
     title = f"{g.provider} / {g.model}{' (simulated)' if g.simulated else ''} · mode {g.mode}"
+    title += f" · feedback {g.feedback}" if g.feedback is not None else ""
     title = visible(title + (f" · api {', '.join(g.apis)}" if g.apis else ""))
     errs = sum(g.transport_errors.values())
     detail = ", ".join(f"{k} {v}" for k, v in sorted(g.transport_errors.items()))
@@ -347,6 +351,8 @@ def _group_lines(g: GroupStats, report: Report) -> list[str]:
         f" · out {_num(tok['output_per_attempt'])}"
         f" (over {tok['attempts_with_usage']} attempts reporting usage)"
     )
+    if g.repair is not None:
+        out += g.repair.lines(g.metrics()["raw_schema_validity"], fmt_rate)
     cost = g.cost(report.price_for(g))
     if cost:
         out.append(

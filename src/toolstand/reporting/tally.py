@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolstand.history import HistoryWarning, RunMeta
+from toolstand.reporting.repairs import RepairTally
 from toolstand.reporting.stats import Rate, percentile
 
 METRICS: tuple[str, ...] = (
@@ -134,6 +135,9 @@ class GroupStats:
     recorded_cost_attempts: int = 0
     repetitions: int = 0
     slots: int | None = None  # attempts the run headers plan for this group; None: unknown
+    # the repair arm (config repair.feedback) and its counts; None for a run without repairs
+    feedback: str | None = None
+    repair: RepairTally | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
