@@ -30,6 +30,7 @@ from toolstand.jsonl import HistoryWriteError, iter_lines
 from toolstand.judge import followup_applies, judge, judge_followup
 from toolstand.printable import visible
 from toolstand.problems import LoadError, Problem
+from toolstand.repair_turns import rejudge_repairs
 
 
 @dataclass
@@ -104,6 +105,7 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
                 )
         out["second_turn"] = second
     out["judgement"] = judgement
+    out.update(rejudge_repairs(rec, decision, case, contract, adapter))
     return out
 
 

@@ -68,7 +68,7 @@ def group_to_json(g: GroupStats, report: Report) -> dict[str, Any]:
     out["cost"] = g.cost(report.price_for(g))
     if g.repair is not None:
         out["feedback"] = g.feedback
-        out["repair"] = g.repair.to_json(g.metrics()["raw_schema_validity"])
+        out.update(g.repair.to_json(g.metrics()["raw_schema_validity"]))
     out["flaky_cases"] = g.flaky_cases()
     out["per_case"] = {
         cid: {
@@ -77,7 +77,12 @@ def group_to_json(g: GroupStats, report: Report) -> dict[str, Any]:
             "passed": t.passed,
             "pass_rate": t.passed / t.scored if t.scored else None,
             "flaky": t.flaky,
-            "counts": {name: list(nd) for name, nd in t.counts().items()},
+            "counts": {
+                name: list(nd)
+                for name, nd in (
+                    t.counts() | (g.repair.case_counts(cid) if g.repair is not None else {})
+                ).items()
+            },
         }
         for cid, t in g.cases.items()
     }

@@ -265,7 +265,7 @@ class Collector:
         if g.repair is not None:
             summary = get("repair")
             if isinstance(summary, dict):
-                g.repair.add(summary)
+                g.repair.add(summary, t.case_id)
         st_te = None
         if st:
             st_te = st.get("transport_error")

@@ -16,12 +16,13 @@ from typing import Any
 from toolstand.reporting.stats import Rate
 
 MAX_REPAIRS = 3  # config repair.max_repairs allows 0..3: the curve has three points
-REPAIR_METRICS: tuple[str, ...] = (
-    "first_attempt_validity",
+# the rates compare tests per case (first_attempt_validity is raw_schema_validity again)
+PAIRED_REPAIR_METRICS: tuple[str, ...] = (
     "repair_success_rate",
     *(f"repair_success_after_{k}" for k in range(1, MAX_REPAIRS + 1)),
     "fallback_rate",
 )
+REPAIR_METRICS: tuple[str, ...] = ("first_attempt_validity", *PAIRED_REPAIR_METRICS)
 
 
 @dataclass
@@ -35,8 +36,10 @@ class RepairTally:
     valid: int = 0  # reached a schema-valid call (correct or not)
     repair_turns_of_successes: int = 0
     overhead_tokens: int = 0  # input + output tokens of the repair turns counted
+    # case id -> [needed, valid, passed after 1, after 2, after 3]: for paired compare
+    per_case: dict[str, list[int]] = field(default_factory=dict)
 
-    def add(self, summary: Mapping[str, Any]) -> None:
+    def add(self, summary: Mapping[str, Any], case_id: str = "") -> None:
         """One scored attempt's ``repair`` summary."""
         if not summary.get("needed"):
             return
@@ -44,15 +47,30 @@ class RepairTally:
         if te:
             self.transport_errors[str(te)] += 1
             return
+        case = self.per_case.setdefault(case_id, [0] * (2 + MAX_REPAIRS))
         self.needed += 1
+        case[0] += 1
         self.overhead_tokens += int(summary.get("input_tokens") or 0)
         self.overhead_tokens += int(summary.get("output_tokens") or 0)
         if summary.get("valid_after") is not None:
             self.valid += 1
+            case[1] += 1
         k = summary.get("passed_after")
         if isinstance(k, int) and k >= 1:
             self.passed_after[k] += 1
             self.repair_turns_of_successes += k
+            for i in range(k, MAX_REPAIRS + 1):
+                case[1 + i] += 1
+
+    def case_counts(self, case_id: str) -> dict[str, tuple[int, int]]:
+        """(numerator, denominator) of each paired repair rate over one case alone."""
+        c = self.per_case.get(case_id) or [0] * (2 + MAX_REPAIRS)
+        n = c[0]
+        out = {"repair_success_rate": (c[1 + MAX_REPAIRS], n)}
+        for k in range(1, MAX_REPAIRS + 1):
+            out[f"repair_success_after_{k}"] = (c[1 + k], n)
+        out["fallback_rate"] = (n - c[1], n)
+        return out
 
     @property
     def successes(self) -> int:
@@ -78,13 +96,16 @@ class RepairTally:
         return self.overhead_tokens / self.needed if self.needed else None
 
     def to_json(self, first_attempt_validity: Rate) -> dict[str, Any]:
+        """The keys a results[] entry gains: each rate at the top level, as every metric."""
         out: dict[str, Any] = {
             name: r.to_dict() for name, r in self.rates(first_attempt_validity).items()
         }
         out["repairs_per_success"] = self.repairs_per_success()
         out["repair_overhead_tokens"] = self.overhead_per_attempt()
-        out["needed_repair"] = self.needed
-        out["repair_transport_errors"] = dict(sorted(self.transport_errors.items()))
+        out["repair"] = {
+            "needed": self.needed,
+            "transport_errors": dict(sorted(self.transport_errors.items())),
+        }
         return out
 
     def lines(self, first_attempt_validity: Rate, fmt: Any) -> list[str]:

@@ -27,7 +27,8 @@ METRICS: tuple[str, ...] = (
     "error_recovery_accuracy",
     "consistency",
 )
-LOWER_IS_BETTER: frozenset[str] = frozenset({"unsafe_call_rate"})
+# fallback_rate: a repair metric (reporting/repairs.py), compared only between arms
+LOWER_IS_BETTER: frozenset[str] = frozenset({"unsafe_call_rate", "fallback_rate"})
 
 Prices = Mapping[str, Mapping[str, float]]  # model -> {"input_per_mtok", "output_per_mtok"}
 
