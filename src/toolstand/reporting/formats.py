@@ -18,6 +18,7 @@ from toolstand.canonical import canonical_json
 from toolstand.history import error_code
 from toolstand.printable import visible, visible_lines
 from toolstand.reporting.metrics import FailedAttempt, GroupStats, Report
+from toolstand.reporting.repairs import comparison_lines
 from toolstand.reporting.stats import Rate
 
 CSV_COLUMNS = (
@@ -386,4 +387,14 @@ def render_table(report: Report) -> str:
     for g in report.groups:
         lines.append("")
         lines += _group_lines(g, report)
+    lines += _repair_comparison(report)
     return "\n".join(map(visible, lines)) + "\n"
+
+
+def _repair_comparison(report: Report) -> list[str]:
+    arms = [
+        (f"{g.provider} / {g.model} · mode {g.mode}", g.repair, g.metrics()["raw_schema_validity"])
+        for g in report.groups
+        if g.repair is not None
+    ]
+    return comparison_lines(arms, fmt_rate)

@@ -125,3 +125,27 @@ class RepairTally:
             detail = ", ".join(f"{k} {v}" for k, v in sorted(self.transport_errors.items()))
             out.append(f"  repair loops ended by a transport error (not counted): {detail}")
         return out
+
+
+def comparison_lines(arms: list[tuple[str, RepairTally, Rate]], fmt: Any) -> list[str]:
+    """One line per (group label, arm, its first_attempt_validity): the repair success
+    rate with its interval and the curve after 1, 2, 3 repairs, side by side."""
+    if not arms:
+        return []
+    out = ["", "repair by feedback style (success within the budget; after 1 / 2 / 3 repairs)"]
+    last = None
+    for label, tally, validity in arms:
+        rates = tally.rates(validity)
+        curve = " / ".join(
+            _pct(rates[f"repair_success_after_{k}"]) for k in range(1, MAX_REPAIRS + 1)
+        )
+        if label != last:
+            out.append(f"  {label}")
+            last = label
+        out.append(f"    {tally.feedback:<14} {fmt(rates['repair_success_rate'])}  curve {curve}")
+    return out
+
+
+def _pct(rate: Rate) -> str:
+    v = rate.value
+    return "–" if v is None else f"{v:.0%}"
