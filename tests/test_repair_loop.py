@@ -13,12 +13,17 @@ import pytest
 from record_factory import attempt, header, judgement, write_jsonl
 
 from toolstand.config import API_NAMES, parse_config
+from toolstand.contract import Contract
+from toolstand.decision import ToolCall
 from toolstand.history import in_key_order
+from toolstand.problems import LoadError
 from toolstand.rejudge import rejudge_file
+from toolstand.repair_feedback import validation_problem
 from toolstand.reporting import compute_files
 from toolstand.reporting.formats import render_table, to_json
 from toolstand.runner import load_inputs, plan, run
-from toolstand.sim.repairs import FEEDBACK_FIX_RATES, fix_rate
+from toolstand.sim.repairs import FEEDBACK_FIX_RATES, feedback_style, fix_rate
+from toolstand.sim.turn import ToolOutput
 
 ROOT = Path(__file__).resolve().parent.parent
 STYLES = ["traceback", "path_value", "allowed", "allowed_prose"]
@@ -271,3 +276,59 @@ def test_sim_fix_rates_are_declared_and_fall() -> None:
         rates = [fix_rate(style, k) for k in (1, 2, 3)]
         assert rates[0] == FEEDBACK_FIX_RATES[style]
         assert rates[0] > rates[1] > rates[2]
+
+
+@pytest.mark.parametrize(
+    ("repair", "where", "says"),
+    [
+        ({"max_repairs": 4}, "$.repair.max_repairs", "less than or equal to 3"),
+        ({"max_repairs": "2"}, "$.repair.max_repairs", "valid integer"),
+        ({"max_repairs": 1, "feedback": ["nice"]}, "$.repair.feedback[0]", "'allowed_prose'"),
+        ({"max_repairs": 1, "feedback": []}, "$.repair.feedback", "traceback, path_value"),
+        ({"max_repairs": 1, "feedback": ["allowed", "allowed"]}, "$.repair.feedback", "repeat"),
+        ({"max_repairs": 1, "styles": []}, "$.repair.styles", "unknown key"),
+    ],
+)
+def test_config_refuses_bad_repair(repair: dict[str, Any], where: str, says: str) -> None:
+    text = orjson.dumps(config("openai-chat", repair=repair), option=orjson.OPT_INDENT_2)
+    with pytest.raises(LoadError) as exc:
+        parse_config(text, "cfg.json", ROOT)
+    (problem,) = exc.value.problems
+    assert problem.file == "cfg.json" and problem.path == where and says in problem.message
+    assert problem.line is not None and problem.line > 1
+
+
+def test_config_repair_defaults() -> None:
+    cfg = parse_config(orjson.dumps(config("openai-chat", repair={"max_repairs": 2})), "c", ROOT)
+    assert cfg.repair is not None and cfg.repair.feedback == ["allowed"]
+    assert cfg.feedback_arms == ["allowed"]
+    off = parse_config(orjson.dumps(config("openai-chat", repair={"max_repairs": 0})), "c", ROOT)
+    assert off.feedback_arms == [None]
+    assert parse_config(orjson.dumps(config("gemini", repair=None)), "c", ROOT).feedback_arms == [
+        None
+    ]
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_sim_reads_the_style_from_the_result_sent(style: str, contract: Contract) -> None:
+    spec = contract.tool("quote_delivery")
+    assert spec is not None
+    call = ToolCall("quote_delivery", {"origin": "A", "destination": "B", "service": "x"}, None)
+    result = validation_problem(call, spec, style)
+    assert feedback_style(ToolOutput("c1", "quote_delivery", result)) == style
+    plain = {"ok": False, "error": {"code": "ORDER_NOT_FOUND"}}
+    assert feedback_style(ToolOutput("c1", "get_order", plain)) is None
+
+
+def test_resume_completes_every_arm(tmp_path: Path) -> None:
+    data = config("openai-chat", repair={"max_repairs": 1, "feedback": ["traceback", "allowed"]})
+    data["repetitions"] = 1
+    out = tmp_path / "r.jsonl"
+    full = run_history(data, out)
+    lines = out.read_bytes().splitlines(keepends=True)
+    out.write_bytes(b"".join(lines[: len(lines) // 2]))  # a run cut halfway
+    inputs = load_inputs(parse_config(orjson.dumps(data), "cfg", ROOT), "cfg")
+    asyncio.run(run(inputs, out, resume=True, progress_out=None))
+    done = _attempts(out)
+    key = lambda r: (r["case_id"], r["feedback"])  # noqa: E731
+    assert sorted(map(key, done)) == sorted(map(key, full))

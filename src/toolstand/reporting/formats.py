@@ -198,13 +198,14 @@ def to_junit(report: Report) -> ET.Element:
     were transport failures gets <error>: the stand could not measure it, which CI should
     show, but it is not a model regression and stays out of the failure count.
     """
-    by_case: dict[tuple[str, str, str, str], list[FailedAttempt]] = defaultdict(list)
+    by_case: dict[tuple[str, str, str, str | None, str], list[FailedAttempt]] = defaultdict(list)
     for f in report.failures:
-        by_case[(f.provider, f.model, f.mode, f.case_id)].append(f)
+        by_case[(f.provider, f.model, f.mode, f.feedback, f.case_id)].append(f)
     root = ET.Element("testsuites", name="toolstand")
     totals: Counter[str] = Counter()
     for g in report.groups:
         classname = f"{g.provider}/{g.model}/{g.mode}"
+        classname += f"/feedback-{g.feedback}" if g.feedback is not None else ""
         suite = ET.SubElement(root, "testsuite", name=classname)
         props = ET.SubElement(suite, "properties")
         ET.SubElement(props, "property", name="simulated", value=str(g.simulated).lower())
@@ -212,7 +213,7 @@ def to_junit(report: Report) -> ET.Element:
         for cid, tally in g.cases.items():
             case = ET.SubElement(suite, "testcase", classname=classname, name=cid)
             counts["tests"] += 1
-            fails = by_case.get((g.provider, g.model, g.mode, cid), [])
+            fails = by_case.get((g.provider, g.model, g.mode, g.feedback, cid), [])
             judged = [f for f in fails if f.failed]
             lines = [f"attempt {f.attempt}: {', '.join(_attempt_codes(f))}" for f in fails]
             if judged:

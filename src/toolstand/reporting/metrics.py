@@ -255,7 +255,9 @@ class Collector:
         if te is not None:
             g.transport_errors[str(te.get("code"))] += 1
             if self.collect_failures:
-                self.failures.append(FailedAttempt(*g.key, case_id, number, [], False, te))
+                self.failures.append(
+                    FailedAttempt(*g.key, case_id, number, [], False, te, feedback=g.feedback)
+                )
             return None
         if vid is None:
             g.unjudged += 1
@@ -281,7 +283,7 @@ class Collector:
                 return None
             errors = _turn2_errors(j, st)
             self.failures.append(
-                FailedAttempt(*g.key, case_id, number, errors, not passed, None, st_te)
+                FailedAttempt(*g.key, case_id, number, errors, not passed, None, st_te, g.feedback)
             )
         return None
 

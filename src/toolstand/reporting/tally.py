@@ -235,6 +235,7 @@ class FailedAttempt:
     failed: bool  # the judge failed it (as opposed to only a transport failure)
     transport_error: dict[str, Any] | None = None
     second_turn_transport_error: dict[str, Any] | None = None
+    feedback: str | None = None  # the repair arm of the attempt's group
 
 
 @dataclass
