@@ -12,7 +12,7 @@ import orjson
 import pytest
 from record_factory import attempt, header, judgement, write_jsonl
 
-from toolstand.config import API_NAMES, parse_config
+from toolstand.config import parse_config
 from toolstand.contract import Contract
 from toolstand.decision import ToolCall
 from toolstand.history import in_key_order
@@ -24,6 +24,7 @@ from toolstand.reporting.formats import render_table, to_json
 from toolstand.runner import load_inputs, plan, run
 from toolstand.sim.repairs import FEEDBACK_FIX_RATES, feedback_style, fix_rate
 from toolstand.sim.turn import ToolOutput
+from toolstand.types import APIS
 
 ROOT = Path(__file__).resolve().parent.parent
 STYLES = ["traceback", "path_value", "allowed", "allowed_prose"]
@@ -53,8 +54,8 @@ def run_history(data: dict[str, Any], out: Path) -> list[dict[str, Any]]:
 def histories(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Per API: a run with one repair arm (allowed, up to 3 repairs)."""
     folder = tmp_path_factory.mktemp("repair")
-    out = {}
-    for api in API_NAMES:
+    out: dict[str, Path] = {}
+    for api in APIS:
         out[api] = folder / f"{api}.jsonl"
         run_history(config(api, repair={"max_repairs": 3, "feedback": ["allowed"]}), out[api])
     return out
@@ -65,7 +66,7 @@ def _attempts(path: Path) -> list[dict[str, Any]]:
     return [r for r in recs if r["type"] == "attempt"]
 
 
-@pytest.mark.parametrize("api", API_NAMES)
+@pytest.mark.parametrize("api", APIS)
 def test_loop_repairs_on_every_api(api: str, histories: dict[str, Path]) -> None:
     recs = _attempts(histories[api])
     assert recs and all(r["feedback"] == "allowed" for r in recs)

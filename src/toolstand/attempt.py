@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -26,6 +26,16 @@ from toolstand.redact import scrub_record, scrubbable
 from toolstand.repair_feedback import decision_needs_repair
 from toolstand.repair_turns import RepairTurn, repair_fields, repair_loop
 from toolstand.transport import Exchange, RetryPolicy, exchange, request_hash, sanitize_request
+from toolstand.types import (
+    AttemptRecord,
+    FeedbackStyle,
+    FollowupJudgement,
+    Judgement,
+    Mode,
+    RequestToolChoice,
+    SecondTurnRecord,
+    Usage,
+)
 
 SCHEMA_VERSION = 1
 
@@ -71,7 +81,7 @@ class AttemptState:
 
     target: Target
     case: Case
-    mode: str
+    mode: Mode
     attempt: int
     run_id: str
     offered: list[ToolSpec] | None
@@ -82,18 +92,18 @@ class AttemptState:
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds")
     )
     first: Turn | None = None
-    judgement: dict[str, Any] | None = None
+    judgement: Judgement | None = None
     second: Turn | None = None
     second_results: list[ToolResult] = field(default_factory=list)
-    second_judgement: dict[str, Any] | None = None
+    second_judgement: FollowupJudgement | None = None
     # the feedback arm (None: no repair turns), its budget and the turns sent
-    feedback: str | None = None
+    feedback: FeedbackStyle | None = None
     max_repairs: int = 0
     repair_needed: bool = False
     repairs: list[RepairTurn] = field(default_factory=list)
 
 
-def tool_choice_for(case: Case, mode: str) -> str:
+def tool_choice_for(case: Case, mode: Mode) -> RequestToolChoice:
     """forced: the expected tool when all expected calls name one, else required."""
     if mode == "forced":
         names = {c.tool for c in case.expect.expected_calls}
@@ -102,7 +112,7 @@ def tool_choice_for(case: Case, mode: str) -> str:
 
 
 def offered_tools(
-    contract: Contract, case: Case, mode: str
+    contract: Contract, case: Case, mode: Mode
 ) -> tuple[list[ToolSpec] | None, list[str]]:
     """The tools sent (None for the no-tools control) and the blocked names, never sent."""
     active = contract.subset(case.active_tools)
@@ -114,7 +124,7 @@ def offered_tools(
     return active, blocked
 
 
-def mode_applies(case: Case, mode: str) -> bool:
+def mode_applies(case: Case, mode: Mode) -> bool:
     """forced runs only cases that expect a call."""
     return mode != "forced" or case.expects_call
 
@@ -122,12 +132,12 @@ def mode_applies(case: Case, mode: str) -> bool:
 def start(
     target: Target,
     case: Case,
-    mode: str,
+    mode: Mode,
     attempt: int,
     run_id: str,
     contract: Contract,
     config: Config,
-    feedback: str | None = None,
+    feedback: FeedbackStyle | None = None,
 ) -> AttemptState:
     """A new attempt; ``feedback`` names its repair arm (None: no repair turns)."""
     offered, blocked = offered_tools(contract, case, mode)
@@ -248,7 +258,7 @@ def _tries(ex: Exchange) -> list[dict[str, Any]]:
     return [t.to_dict() for t in ex.tries]
 
 
-def _usage(state: AttemptState) -> dict[str, Any]:
+def _usage(state: AttemptState) -> Usage:
     total_in = total_out = None
     for turn in _turns(state):
         if turn is None or turn.failed:
@@ -261,7 +271,7 @@ def _usage(state: AttemptState) -> dict[str, Any]:
     return {"input_tokens": total_in, "output_tokens": total_out}
 
 
-def _cost(spec: RunSpec, usage: dict[str, Any]) -> float | None:
+def _cost(spec: RunSpec, usage: Usage) -> float | None:
     if spec.prices is None or usage["input_tokens"] is None or usage["output_tokens"] is None:
         return None
     p = spec.prices
@@ -272,19 +282,19 @@ def _cost(spec: RunSpec, usage: dict[str, Any]) -> float | None:
     )
 
 
-def record(state: AttemptState) -> dict[str, Any]:
+def record(state: AttemptState) -> AttemptRecord:
     """The attempt's JSONL record (docs/records.md)."""
     assert state.first is not None
     first = state.first
     spec = state.target.spec
     judgement = state.judgement
     if judgement is not None and state.second_judgement is not None:
-        judgement = dict(judgement)
+        judgement = judgement.copy()
         errors = list(judgement["errors"]) + list(state.second_judgement["errors"])
         judgement["errors"] = errors
         judgement["verdict"] = "fail" if errors else "pass"
     usage = _usage(state)
-    rec: dict[str, Any] = {
+    rec: AttemptRecord = {
         "type": "attempt",
         "schema_version": SCHEMA_VERSION,
         "run_id": state.run_id,
@@ -318,12 +328,12 @@ def record(state: AttemptState) -> dict[str, Any]:
         "request": sanitize_request(first.built.http),
         "response": first.exchange.response_record(),
         "second_turn": _second_record(state),
-        **repair_fields(state),
     }
-    rec = scrub_record(rec, state.secrets)
+    rec.update(repair_fields(state))  # type: ignore[typeddict-item]  # only its 3 keys
+    scrubbed = scrub_record(cast("dict[str, Any]", rec), state.secrets)
     # small fields first, bulky bodies last: the report and the history index slice
-    # each line before "request" instead of decoding it whole
-    return in_key_order(rec)
+    # each line before "request" instead of decoding it whole; the keys stay the same
+    return cast(AttemptRecord, in_key_order(scrubbed))
 
 
 def _network_ms(state: AttemptState) -> float:
@@ -336,11 +346,11 @@ def _turns(state: AttemptState) -> list[Turn | None]:
     return [state.first, *(rt.turn for rt in state.repairs), state.second]
 
 
-def _second_record(state: AttemptState) -> dict[str, Any] | None:
+def _second_record(state: AttemptState) -> SecondTurnRecord | None:
     turn = state.second
     if turn is None:
         return None
-    return {
+    second: SecondTurnRecord = {
         "tool_results": [
             {
                 "call_id": r.call_id,
@@ -360,12 +370,13 @@ def _second_record(state: AttemptState) -> dict[str, Any] | None:
         "request": sanitize_request(turn.built.http),
         "response": turn.exchange.response_record(),
     }
+    return second
 
 
 async def run_attempt(
     target: Target,
     case: Case,
-    mode: str,
+    mode: Mode,
     attempt: int,
     run_id: str,
     *,
@@ -374,8 +385,8 @@ async def run_attempt(
     system: str | None,
     client: httpx.AsyncClient,
     policy: RetryPolicy,
-    feedback: str | None = None,
-) -> dict[str, Any]:
+    feedback: FeedbackStyle | None = None,
+) -> AttemptRecord:
     """The whole attempt, headless: first turn, repair turns when its arm has them,
     second turn when it applies, the record."""
     state = start(target, case, mode, attempt, run_id, contract, config, feedback)

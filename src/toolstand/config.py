@@ -33,13 +33,7 @@ from toolstand.problems import (
     read_file,
 )
 from toolstand.redact import MIN_SECRET_LEN, redact_userinfo, url_password
-
-API_NAMES: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
-MODES: tuple[str, ...] = ("auto", "forced", "no_tools", "reversed")
-Mode = Literal["auto", "forced", "no_tools", "reversed"]
-ANTHROPIC_VERSIONS: tuple[str, ...] = ("2023-06-01", "2026-10-21")
-FEEDBACK_STYLES: tuple[str, ...] = ("traceback", "path_value", "allowed", "allowed_prose")
-FeedbackStyle = Literal["traceback", "path_value", "allowed", "allowed_prose"]
+from toolstand.types import FEEDBACK_STYLES, MODES, Api, FeedbackStyle, Mode
 
 
 def _default_modes() -> list[Mode]:
@@ -85,7 +79,7 @@ class RunSpec(_Strict):
 
     provider: str = Field(min_length=1)
     model: str = Field(min_length=1)
-    api: Literal["openai-chat", "openai-responses", "anthropic", "gemini"] = "openai-chat"
+    api: Api = "openai-chat"
     base_url: str = Field(min_length=1)
     api_key_env: str | None = None
     anthropic_version: Literal["2023-06-01", "2026-10-21"] | None = None
@@ -172,7 +166,7 @@ class Repair(_Strict):
         return v
 
     @property
-    def arms(self) -> list[str | None]:
+    def arms(self) -> list[FeedbackStyle | None]:
         """The feedback arms of the matrix; [None] when repairs are off."""
         return list(self.feedback) if self.max_repairs > 0 else [None]
 
@@ -204,7 +198,7 @@ class Config(_Strict):
         return v
 
     @property
-    def feedback_arms(self) -> list[str | None]:
+    def feedback_arms(self) -> list[FeedbackStyle | None]:
         """One entry per feedback arm; [None] when the config asks for no repair turns."""
         return self.repair.arms if self.repair is not None else [None]
 

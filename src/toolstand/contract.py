@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, NoReturn
+from typing import Any, NoReturn
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
@@ -28,11 +28,9 @@ from toolstand.problems import (
     pydantic_message,
     read_file,
 )
+from toolstand.types import Effect
 
-Effect = Literal["read", "prepare", "execute"]
-
-# Domain normalizers a parameter may declare in "x-normalize" (version 1 of the list).
-NORMALIZERS_VERSION = 1
+# Domain normalizers a parameter may declare in "x-normalize".
 NORMALIZERS: tuple[str, ...] = ("strip", "casefold", "collapse_spaces")
 # keywords whose values are data, not schemas: a "$ref" key inside them refers to nothing
 DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})

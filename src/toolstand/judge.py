@@ -1,6 +1,6 @@
 """The judge: verdicts, error codes and per-metric booleans for one attempt.
 
-It follows design.md's "Precise rules" to the letter; the report reads the booleans
+Each rule has its test in tests/test_judge.py; the report reads the booleans
 it leaves in ``judgement.metrics`` and never re-derives them.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from jsonschema.exceptions import ValidationError
 
@@ -19,35 +19,20 @@ from toolstand.contract import Contract, ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.problems import json_path
 from toolstand.repair import classify, normalize
+from toolstand.types import (
+    CallRow,
+    ErrorCode,
+    FollowupJudgement,
+    JudgeError,
+    Judgement,
+    JudgeMetrics,
+    Mode,
+    RepairClass,
+    SchemaSubcode,
+    Violation,
+)
 
-VERDICT_CODES: tuple[str, ...] = (
-    "missing_call",
-    "unexpected_call",
-    "wrong_tool",
-    "call_count_mismatch",
-    "invalid_json",
-    "invalid_arguments",
-    "argument_mismatch",
-    "text_mismatch",
-    "unsafe_call",
-    "unexpected_refusal",
-    "truncated",
-    "policy_blocked",
-    "false_success",
-    "repeated_call",
-    "recovery_mismatch",
-)
-SCHEMA_SUBCODES: tuple[str, ...] = (
-    "missing_required",
-    "additional_property",
-    "wrong_type",
-    "enum",
-    "pattern",
-    "range",
-    "length",
-    "format",
-)
-_KEYWORD_SUBCODE = {
+_KEYWORD_SUBCODE: dict[str, SchemaSubcode] = {
     "required": "missing_required",
     "additionalProperties": "additional_property",
     "unevaluatedProperties": "additional_property",
@@ -70,7 +55,7 @@ _KEYWORD_SUBCODE = {
 }
 
 
-def schema_violations(tool: ToolSpec, arguments: Any) -> list[dict[str, Any]]:
+def schema_violations(tool: ToolSpec, arguments: Any) -> list[Violation]:
     """Every schema violation as {subcode, path, message}, the path naming the field."""
     out = []
     errors = sorted(tool.validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
@@ -79,7 +64,7 @@ def schema_violations(tool: ToolSpec, arguments: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _violation(err: ValidationError) -> dict[str, Any]:
+def _violation(err: ValidationError) -> Violation:
     keyword = str(err.validator)
     parts: list[str | int] = list(err.absolute_path)
     if keyword == "required" and isinstance(err.instance, dict):
@@ -106,11 +91,11 @@ class _CallInfo:
     call: ToolCall
     spec: ToolSpec | None
     offered: bool
-    repair: str = "invalid"
+    repair: RepairClass = "invalid"
     repaired: dict[str, Any] | None = None
     repairs: list[dict[str, Any]] = field(default_factory=list)
     raw_valid: bool = False
-    violations: list[dict[str, Any]] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
 
     @property
     def effective_arguments(self) -> dict[str, Any] | None:
@@ -220,11 +205,11 @@ def _contains_any(text: str | None, needles: list[str]) -> bool:
     return any(n.casefold() in hay for n in needles)
 
 
-def _err(code: str, **kw: Any) -> dict[str, Any]:
+def _err(code: ErrorCode, **kw: Any) -> JudgeError:
     out: dict[str, Any] = {"code": code}
     out.update({k: v for k, v in kw.items() if v is not None})
     out.setdefault("turn", 1)
-    return out
+    return cast(JudgeError, out)
 
 
 def judge(
@@ -233,19 +218,19 @@ def judge(
     contract: Contract,
     *,
     offered_tools: list[str] | None = None,
-    mode: str = "auto",
-) -> dict[str, Any]:
+    mode: Mode = "auto",
+) -> Judgement:
     """Judge the first turn. ``offered_tools``: the names actually sent (None: all).
 
     ``no_tools`` is a control: nothing was offered, so every case is judged as expecting
-    no call (a call reported there points at the parser, seed 000)."""
+    no call (a call reported there points at the parser)."""
     expect = case.expect
     control = mode == "no_tools"
     offered = set(offered_tools) if offered_tools is not None else set(contract.by_name)
     expects_call = expect.kind == "tool_call" and not control
     expected = expect.expected_calls if expects_call else []
     infos = [_analyse(c, i, contract, offered) for i, c in enumerate(decision.calls)]
-    errors: list[dict[str, Any]] = []
+    errors: list[JudgeError] = []
     flags: list[str] = []
     if control and infos:
         flags.append("no_tools_call")  # nothing was offered: a call here is a parser bug
@@ -256,7 +241,7 @@ def judge(
     blocked = [i for i in infos if i.spec is not None and not i.offered and not control]
 
     exact_den = exact_ok = norm_ok = 0
-    call_rows: list[dict[str, Any]] = []
+    call_rows: list[CallRow] = []
     exact_flags: dict[int, bool | None] = {}
     norm_flags: dict[int, bool | None] = {}
     for ci, ei in pairs:
@@ -309,7 +294,7 @@ def judge(
                         _err("unexpected_call", call_index=info.index, actual=info.call.name)
                     )
     else:
-        # the control checks text only for cases that expect text (design.md, Modes)
+        # the control checks text only for cases that expect text
         needles = expect.contains_any if not control or expect.kind == "text" else None
         if infos:
             errors.append(_err("unexpected_call", actual=[i.call.name for i in infos]))
@@ -347,7 +332,7 @@ def judge(
     selection: bool | None = None
     if expects_call:
         selection = Counter(i.call.name for i in infos) == Counter(e.tool for e in expected)
-    metrics = {
+    metrics: JudgeMetrics = {
         "expects_call": expects_call,
         "called": called,
         "decision_correct": called == expects_call,
@@ -372,9 +357,7 @@ def judge(
     }
 
 
-def _argument_errors(
-    info: _CallInfo, exp: ExpectedCall, exact: bool | None
-) -> list[dict[str, Any]]:
+def _argument_errors(info: _CallInfo, exp: ExpectedCall, exact: bool | None) -> list[JudgeError]:
     """The codes of a call to the right tool: its arguments against schema and case."""
     ci = info.index
     if info.call.arguments is None:
@@ -418,11 +401,11 @@ def _argument_errors(
     return out
 
 
-def _no_answer(decision: ModelDecision, *, expects_call: bool) -> dict[str, Any]:
+def _no_answer(decision: ModelDecision, *, expects_call: bool) -> JudgeError:
     """The one code of a turn with no call and no readable text.
 
     ``invalid_json`` only where a call's raw arguments exist and do not parse (Gemini's
-    MALFORMED_FUNCTION_CALL counts as one, design.md); a cut answer is ``truncated``.
+    MALFORMED_FUNCTION_CALL counts as one); a cut answer is ``truncated``.
     Anything else (a body whose items, blocks or finish reason the adapter does not
     read, an empty body, a provider's failed status) is not the model's JSON: it is the
     absence of what the case expects, ``missing_call`` or ``text_mismatch``, and the
@@ -452,9 +435,9 @@ def _exp_repr(expected: list[ExpectedCall]) -> list[dict[str, Any]]:
 
 def judge_followup(
     followup: Followup, decision: ModelDecision, results: list[dict[str, Any]]
-) -> dict[str, Any]:
+) -> FollowupJudgement:
     """Judge the second turn against the followup checks; ``results`` are the tool results sent."""
-    errors: list[dict[str, Any]] = []
+    errors: list[JudgeError] = []
     failed = any(isinstance(r, dict) and r.get("ok") is False for r in results)
     again = [c.name for c in decision.calls if c.name in set(followup.must_not_call)]
     if again:
@@ -464,7 +447,7 @@ def judge_followup(
     if hits:
         # after a failure a claim from must_not_contain is a false success; after a
         # success it is data the tool never returned
-        code = "false_success" if failed else "recovery_mismatch"
+        code: ErrorCode = "false_success" if failed else "recovery_mismatch"
         errors.append(
             _err(
                 code, turn=2, expected={"must_not_contain": followup.must_not_contain}, actual=text
@@ -482,7 +465,7 @@ def judge_followup(
     return {"verdict": "fail" if errors else "pass", "errors": errors, "passed": not errors}
 
 
-def followup_applies(case: Case, judgement: dict[str, Any], mode: str) -> bool:
+def followup_applies(case: Case, judgement: Judgement, mode: Mode) -> bool:
     """The second turn runs for cases with followup, when the first turn called the
     expected tool(s), in auto, forced and reversed."""
     return (

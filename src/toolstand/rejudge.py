@@ -90,7 +90,7 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
                 results = [r.get("result") for r in second.get("tool_results") or []]
                 sj = judge_followup(case.followup, d2, results)
                 second.update(decision=d2.to_dict(), judgement=sj, transport_error=None)
-                judgement = dict(judgement)
+                judgement = judgement.copy()
                 judgement["errors"] = judgement["errors"] + sj["errors"]
                 judgement["verdict"] = "fail" if judgement["errors"] else "pass"
             else:

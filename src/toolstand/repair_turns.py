@@ -28,6 +28,7 @@ from toolstand.decision import ModelDecision
 from toolstand.judge import judge
 from toolstand.repair_feedback import decision_needs_repair, repair_results
 from toolstand.transport import RetryPolicy, request_hash, sanitize_request
+from toolstand.types import FeedbackStyle, Judgement, RepairSummary, RepairTurnRecord
 
 if TYPE_CHECKING:
     from toolstand.attempt import AttemptState, Turn
@@ -38,10 +39,10 @@ class RepairTurn:
     """One repair turn: the feedback sent and what came back."""
 
     index: int  # 1-based: the first repair is turn 2 of the attempt
-    feedback: str
+    feedback: FeedbackStyle
     results: list[ToolResult]
     turn: Turn
-    judgement: dict[str, Any] | None = None
+    judgement: Judgement | None = None
     valid: bool = False  # calls, all schema-valid (turn_valid)
 
 
@@ -119,7 +120,7 @@ def _tokens(adapter: Adapter, body: Any) -> tuple[int | None, int | None]:
     return u.input_tokens, u.output_tokens
 
 
-def turn_record(rt: RepairTurn, adapter: Adapter) -> dict[str, Any]:
+def turn_record(rt: RepairTurn, adapter: Adapter) -> RepairTurnRecord:
     turn = rt.turn
     tin, tout = (None, None) if turn.failed else _tokens(adapter, turn.exchange.body)
     return {
@@ -148,7 +149,7 @@ def turn_record(rt: RepairTurn, adapter: Adapter) -> dict[str, Any]:
     }
 
 
-def summary(needed: bool, turns: list[dict[str, Any]]) -> dict[str, Any]:
+def summary(needed: bool, turns: list[Any]) -> RepairSummary:
     """The repair summary of an attempt from its repair-turn records (see the module doc)."""
     valid_after = passed_after = None
     transport = None
@@ -175,7 +176,7 @@ def summary(needed: bool, turns: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def repair_fields(state: AttemptState) -> dict[str, Any]:
+def repair_fields(state: AttemptState) -> dict[str, Any]:  # the keys AttemptRecord may hold
     """The record's ``feedback``, ``repair`` and ``repair_turns``; {} with repairs off."""
     if state.feedback is None:
         return {}

@@ -14,7 +14,7 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,6 +40,7 @@ from toolstand.jsonl import (
 from toolstand.problems import LoadError, Problem
 from toolstand.run_checks import nothing_to_run, refuse_foreign, run_refusals
 from toolstand.transport import make_client
+from toolstand.types import AttemptRecord, FeedbackStyle, Mode
 
 CLIENT_SHARE = 16  # requests in flight per httpx client
 RESUMABLE = f"{KEPT} (make room or fix the file, then --resume completes the run)"
@@ -49,9 +50,11 @@ RESUMABLE = f"{KEPT} (make room or fix the file, then --resume completes the run
 class WorkItem:
     run_index: int
     case: Case
-    mode: str
+    mode: Mode
     attempt: int
-    feedback: str | None = None  # the repair arm (config repair.feedback), None: no repairs
+    feedback: FeedbackStyle | None = (
+        None  # the repair arm (config repair.feedback), None: no repairs
+    )
 
     def key(self, spec: RunSpec) -> AttemptKey:
         return (
@@ -233,7 +236,7 @@ class Progress:
     t0: float = field(default_factory=time.monotonic)
     _last: float = 0.0
 
-    def tick(self, rec: dict[str, Any]) -> None:
+    def tick(self, rec: Mapping[str, Any]) -> None:
         self.done += 1
         if rec.get("transport_error"):
             self.transport += 1
@@ -343,7 +346,7 @@ async def run(
     resume_anyway: bool = False,
     only: set[str] | None = None,
     progress_out: IO[str] | None = None,
-    on_record: Callable[[dict[str, Any]], None] | None = None,
+    on_record: Callable[[AttemptRecord], None] | None = None,
 ) -> RunSummary:
     """Run the matrix into ``output``, holding the history's lock throughout. Never
     raises for a provider's failure; a LoadError when the output cannot be used (another
@@ -368,7 +371,7 @@ async def _run_locked(
     resume_anyway: bool,
     only: set[str] | None,
     progress_out: IO[str] | None,
-    on_record: Callable[[dict[str, Any]], None] | None,
+    on_record: Callable[[AttemptRecord], None] | None,
 ) -> RunSummary:
     t0 = time.monotonic()
     run_id, done = _open_output(inputs, output, resume, resume_anyway, progress_out)
@@ -449,7 +452,7 @@ class _Work:
         writer: IndexedWriter,
         todo: list[WorkItem],
         progress_out: IO[str] | None,
-        on_record: Callable[[dict[str, Any]], None] | None,
+        on_record: Callable[[AttemptRecord], None] | None,
     ) -> None:
         config = inputs.config
         self.inputs, self.run_id, self.writer, self.on_record = inputs, run_id, writer, on_record
@@ -472,15 +475,15 @@ class _Work:
         except asyncio.QueueEmpty:
             return None
 
-    def keep(self, rec: dict[str, Any]) -> bool:
+    def keep(self, rec: AttemptRecord) -> bool:
         """Write one record and count it; False when the write failed (the run stops)."""
         try:
             self.writer.write(rec)
         except HistoryWriteError as exc:
             self.stopped.append(exc)
             return False
-        verdict = "transport_error" if rec["transport_error"] else rec["judgement"]["verdict"]
-        self.verdicts[verdict] += 1
+        j = rec["judgement"]  # None exactly when transport_error is set
+        self.verdicts["transport_error" if j is None else j["verdict"]] += 1
         if self.progress is not None:
             self.progress.tick(rec)
         if self.on_record is not None:
@@ -509,7 +512,7 @@ async def _worker(work: _Work, slot: int) -> None:
             return
 
 
-async def _attempt(work: _Work, it: WorkItem, slot: int) -> dict[str, Any] | None:
+async def _attempt(work: _Work, it: WorkItem, slot: int) -> AttemptRecord | None:
     """One attempt's record; None (said on stderr) when toolstand itself failed."""
     inputs, config = work.inputs, work.inputs.config
     clients = work.clients[it.run_index]

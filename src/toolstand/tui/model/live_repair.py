@@ -13,14 +13,15 @@ from typing import Any
 
 from toolstand.adapters.base import ToolResult
 from toolstand.attempt import AttemptState
-from toolstand.config import FEEDBACK_STYLES, Config
+from toolstand.config import Config
 from toolstand.contract import Contract
 from toolstand.repair_feedback import decision_needs_repair, repair_results
+from toolstand.types import FEEDBACK_STYLES, FeedbackStyle
 
 MAX_REPAIRS = 3
 
 
-def styles_for(config: Config) -> list[str]:
+def styles_for(config: Config) -> list[FeedbackStyle]:
     """The feedback styles to offer, the config's arms first."""
     arms = [a for a in config.feedback_arms if a is not None]
     return arms + [s for s in FEEDBACK_STYLES if s not in arms]
@@ -46,7 +47,7 @@ def feedback_for(state: AttemptState, style: str, contract: Contract) -> list[To
     return repair_results(last.decision, style, contract, state.case)
 
 
-def arm(state: AttemptState, style: str, config: Config) -> None:
+def arm(state: AttemptState, style: FeedbackStyle, config: Config) -> None:
     """Make ``state`` a repair attempt in ``style`` (its first repair turn fixes the arm)."""
     if state.feedback is None:
         state.feedback, state.max_repairs = style, budget(config)
