@@ -34,6 +34,8 @@ def config(api: str, *, repair: dict[str, Any] | None, repetitions: int = 3) -> 
     data: dict[str, Any] = {
         "runs": [{"provider": "sim", "model": "sim-sloppy", "api": api, "base_url": "sim"}],
         "system_prompt": "prompts/delivery-router-v1.txt",
+        "tools": "contracts/delivery_tools.json",
+        "cases": "cases/delivery.jsonl",
         "repetitions": repetitions,
         "parallelism": 1,  # plan order: the same first-turn draws with repairs on or off
         "sim": {"seed": 3},

@@ -59,6 +59,8 @@ def run_on_the_simulator(tmp_path: Path) -> list[dict[str, Any]]:
     data = {
         "runs": runs,
         "system_prompt": "prompts/delivery-router-v1.txt",
+        "tools": "contracts/delivery_tools.json",
+        "cases": "cases/delivery.jsonl",
         "repetitions": 1,
         "modes": ["auto", "no_tools"],
         "retry": {"max_retries": 0, "base_delay_s": 0, "max_delay_s": 0, "total_budget_s": 5},
@@ -114,6 +116,8 @@ def test_a_repair_attempt_adds_exactly_the_optional_keys(tmp_path: Path) -> None
             {"provider": "sim", "model": "sim-sloppy", "api": "openai-chat", "base_url": "sim"}
         ],
         "system_prompt": "prompts/delivery-router-v1.txt",
+        "tools": "contracts/delivery_tools.json",
+        "cases": "cases/delivery.jsonl",
         "repetitions": 2,
         "repair": {"max_repairs": 2, "feedback": ["allowed"]},
     }

@@ -286,6 +286,6 @@ def repair_results(
         if spec is not None and needs_repair(c, contract):
             result = validation_problem(c, spec, style)
         else:
-            result = execute(c, case)
+            result = execute(c, spec, case)
         out.append(ToolResult(c.call_id, c.call_id_synthesized, c.name, result))
     return out

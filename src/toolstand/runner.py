@@ -28,11 +28,12 @@ from toolstand.canonical import sha256_hex
 from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, load_contract
-from toolstand.history import HistoryLock, IndexedWriter
-from toolstand.jsonl import (
+from toolstand.history import (
     KEPT,
     AttemptKey,
+    HistoryLock,
     HistoryWriteError,
+    IndexedWriter,
     attempt_key,
     iter_lines,
     repair_tail,
@@ -435,6 +436,7 @@ def _clients(config: Config) -> list[list[httpx.AsyncClient]]:
                 read_timeout=config.timeouts.read_s,
                 max_connections=min(config.parallelism, CLIENT_SHARE),
                 loopback_only=r.simulated,
+                plain_http=r.plain_http,
             )
             for _ in range(n_clients)
         ]

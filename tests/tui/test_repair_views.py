@@ -31,6 +31,8 @@ async def write_repair_history(project: Path) -> list[dict[str, Any]]:
     data = {
         "runs": [{"provider": "sim", "model": "sim-sloppy", "api": "openai-chat", "base_url": "sim"}],
         "system_prompt": "prompts/delivery-router-v1.txt",
+        "tools": "contracts/delivery_tools.json",
+        "cases": "cases/delivery.jsonl",
         "repetitions": 4,
         "parallelism": 1,
         "repair": {"max_repairs": 3, "feedback": ["traceback", "allowed"]},

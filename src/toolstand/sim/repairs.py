@@ -17,7 +17,7 @@ import dataclasses
 
 from toolstand.cases import Case
 from toolstand.sim.personas import careful
-from toolstand.sim.turn import Answer, Draws, SimCall, ToolOutput, Turn
+from toolstand.sim.turn import Answer, Draws, ModelRequest, SimCall, ToolOutput
 
 FEEDBACK_FIX_RATES: dict[str, float] = {
     "traceback": 0.25,
@@ -49,7 +49,9 @@ def feedback_style(output: ToolOutput) -> str | None:
     return "allowed" if with_allowed else "path_value"
 
 
-def repair_answer(persona: str, case: Case | None, turn: Turn, draws: Draws) -> Answer | None:
+def repair_answer(
+    persona: str, case: Case | None, turn: ModelRequest, draws: Draws
+) -> Answer | None:
     """The answer to a repair turn, or None when the trailing results hold no feedback
     (then the persona answers as usual). sim-flaky draws its faults first, elsewhere."""
     styles = [s for s in (feedback_style(r) for r in turn.results) if s is not None]
@@ -64,7 +66,7 @@ def repair_answer(persona: str, case: Case | None, turn: Turn, draws: Draws) -> 
     return Answer("calls", calls=_again(turn))
 
 
-def _again(turn: Turn) -> list[SimCall]:
+def _again(turn: ModelRequest) -> list[SimCall]:
     """The calls of the last turn once more, arguments as the client sent them back."""
     n = max(1, len(turn.results))
     return [SimCall(c.name, dict(c.arguments)) for c in turn.calls[-n:]]

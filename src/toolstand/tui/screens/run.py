@@ -156,7 +156,7 @@ class RunScreen(Screen[None]):
         # turn 1, up to three repair turns, the second turn
         yield Tabs(*(Tab(f"turn {i + 1}", id=f"turn-{i}") for i in range(TABS)), id="turns")
         yield ExchangeView()
-        yield StepPanel(id="step")
+        yield StepPanel(self.tapp.project.contract.tools, id="step")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Label, Select, Static, TextArea
 
 from toolstand.adapters.base import ToolResult
+from toolstand.contract import ToolSpec
 from toolstand.executor import canned_results
 from toolstand.printable import visible
 
@@ -24,10 +25,10 @@ class StepPanel(VerticalScroll):
 
     TITLE = "turn 2: tool results to send · ctrl+r edit · ctrl+l canned · ctrl+t sends"
 
-    def __init__(self, id: str | None = None) -> None:
+    def __init__(self, tools: list[ToolSpec], id: str | None = None) -> None:
         super().__init__(id=id)
         self.calls: list[ToolResult] = []
-        self._canned = canned_results()
+        self._canned = canned_results(tools)
         self._choices: list[dict[str, dict[str, Any]]] = []
         self.border_title = self.TITLE
 
