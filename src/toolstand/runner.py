@@ -7,23 +7,20 @@ attempt is written and flushed at once; ``--resume`` skips the keys already on d
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-import httpx
-
 from toolstand import __version__
-from toolstand.attempt import Target, mode_applies, policy_for, run_attempt
+from toolstand.attempt import Target, mode_applies
 from toolstand.canonical import sha256_hex
 from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.config import Config, RunSpec
@@ -40,10 +37,9 @@ from toolstand.history import (
 )
 from toolstand.problems import LoadError, Problem
 from toolstand.run_checks import nothing_to_run, refuse_foreign, run_refusals
-from toolstand.transport import make_client
+from toolstand.run_work import Work, run_workers
 from toolstand.types import AttemptRecord, FeedbackStyle, Mode
 
-CLIENT_SHARE = 16  # requests in flight per httpx client
 RESUMABLE = f"{KEPT} (make room or fix the file, then --resume completes the run)"
 
 
@@ -227,57 +223,6 @@ def finished_keys(path: Path) -> tuple[str | None, set[AttemptKey]]:
     return run_id, done
 
 
-@dataclass
-class Progress:
-    total: int
-    out: IO[str] = field(default_factory=lambda: sys.stderr)
-    done: int = 0
-    failed: int = 0
-    transport: int = 0
-    t0: float = field(default_factory=time.monotonic)
-    _last: float = 0.0
-
-    def tick(self, rec: Mapping[str, Any]) -> None:
-        self.done += 1
-        if rec.get("transport_error"):
-            self.transport += 1
-        elif (rec.get("judgement") or {}).get("verdict") == "fail":
-            self.failed += 1
-        now = time.monotonic()
-        if now - self._last >= 0.5 or self.done == self.total:
-            self._last = now
-            self.out.write(self.line() + ("\n" if not self.out.isatty() else "\r"))
-            self.out.flush()
-
-    def line(self) -> str:
-        elapsed = max(time.monotonic() - self.t0, 1e-9)
-        rate = self.done / elapsed
-        eta = (self.total - self.done) / rate if rate > 0 else 0.0
-        return (
-            f"[{self.done}/{self.total}] failed {self.failed}  transport errors {self.transport}  "
-            f"{rate:.1f}/s  ETA {eta:.0f}s"
-        )
-
-
-class RateLimiter:
-    """At most ``rpm`` request starts a minute, evenly spaced."""
-
-    def __init__(self, rpm: float | None) -> None:
-        self.interval = 60.0 / rpm if rpm else 0.0
-        self._next = 0.0
-        self._lock = asyncio.Lock()
-
-    async def wait(self) -> None:
-        if not self.interval:
-            return
-        async with self._lock:
-            now = time.monotonic()
-            delay = self._next - now
-            self._next = max(now, self._next) + self.interval
-        if delay > 0:
-            await asyncio.sleep(delay)
-
-
 @contextlib.asynccontextmanager
 async def targets_for(inputs: Inputs, seed: int | None = None) -> AsyncIterator[list[Target]]:
     """Concrete targets; starts the embedded simulator when a run names it."""
@@ -380,8 +325,8 @@ async def _run_locked(
     todo = [it for it in items if it.key(config.runs[it.run_index]) not in done]
     with IndexedWriter(output, lock=False) as writer:
         writer.write(header(inputs, run_id, resumed=resume and bool(done)))
-        work = _Work(inputs, run_id, writer, todo, progress_out, on_record)
-        await _run_workers(work)
+        work = Work(inputs, run_id, writer, todo, progress_out, on_record)
+        await run_workers(work, targets_for(inputs))
     _finish(work, writer.index_error, output, progress_out)
     return RunSummary(
         run_id,
@@ -426,126 +371,7 @@ def _open_output(
     return run_id, done
 
 
-def _clients(config: Config) -> list[list[httpx.AsyncClient]]:
-    """Clients of their own per run: no connection or state is shared between providers."""
-    n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
-    return [
-        [
-            make_client(
-                connect_timeout=config.timeouts.connect_s,
-                read_timeout=config.timeouts.read_s,
-                max_connections=min(config.parallelism, CLIENT_SHARE),
-                loopback_only=r.simulated,
-                plain_http=r.plain_http,
-            )
-            for _ in range(n_clients)
-        ]
-        for r in config.runs
-    ]
-
-
-class _Work:
-    """What the workers of one run share: the queue, the writer and the counts."""
-
-    def __init__(
-        self,
-        inputs: Inputs,
-        run_id: str,
-        writer: IndexedWriter,
-        todo: list[WorkItem],
-        progress_out: IO[str] | None,
-        on_record: Callable[[AttemptRecord], None] | None,
-    ) -> None:
-        config = inputs.config
-        self.inputs, self.run_id, self.writer, self.on_record = inputs, run_id, writer, on_record
-        self.queue: asyncio.Queue[WorkItem] = asyncio.Queue()
-        for it in todo:
-            self.queue.put_nowait(it)
-        self.verdicts: Counter[str] = Counter()
-        self.progress = Progress(len(todo), progress_out) if progress_out is not None else None
-        self.policy = policy_for(config)
-        self.limiters = [RateLimiter(r.requests_per_minute) for r in config.runs]
-        self.stopped: list[HistoryWriteError] = []  # the write that failed: every worker stops
-        self.clients: list[list[httpx.AsyncClient]] = []
-        self.targets: list[Target] = []
-
-    def next_item(self) -> WorkItem | None:
-        if self.stopped:
-            return None
-        try:
-            return self.queue.get_nowait()
-        except asyncio.QueueEmpty:
-            return None
-
-    def keep(self, rec: AttemptRecord) -> bool:
-        """Write one record and count it; False when the write failed (the run stops)."""
-        try:
-            self.writer.write(rec)
-        except HistoryWriteError as exc:
-            self.stopped.append(exc)
-            return False
-        j = rec["judgement"]  # None exactly when transport_error is set
-        self.verdicts["transport_error" if j is None else j["verdict"]] += 1
-        if self.progress is not None:
-            self.progress.tick(rec)
-        if self.on_record is not None:
-            self.on_record(rec)
-        return True
-
-
-async def _run_workers(work: _Work) -> None:
-    """``parallelism`` workers over the queue, with the simulator and clients up meanwhile."""
-    config = work.inputs.config
-    work.clients = _clients(config)
-    async with targets_for(work.inputs) as targets:
-        work.targets = targets
-        try:
-            await asyncio.gather(*(_worker(work, i) for i in range(config.parallelism)))
-        finally:  # before the simulator stops, as their connections go to it
-            for c in (c for per_run in work.clients for c in per_run):
-                await c.aclose()
-
-
-async def _worker(work: _Work, slot: int) -> None:
-    while (it := work.next_item()) is not None:
-        await work.limiters[it.run_index].wait()
-        rec = await _attempt(work, it, slot)
-        if rec is not None and not work.keep(rec):
-            return
-
-
-async def _attempt(work: _Work, it: WorkItem, slot: int) -> AttemptRecord | None:
-    """One attempt's record; None (said on stderr) when toolstand itself failed."""
-    inputs, config = work.inputs, work.inputs.config
-    clients = work.clients[it.run_index]
-    try:
-        return await run_attempt(
-            work.targets[it.run_index],
-            it.case,
-            it.mode,
-            it.attempt,
-            work.run_id,
-            contract=inputs.contract,
-            config=config,
-            system=inputs.system,
-            client=clients[slot % len(clients)],
-            policy=work.policy,
-            feedback=it.feedback,
-        )
-    except Exception as exc:  # a toolstand bug: say so, keep the run going
-        # nothing is written, so --resume retries this attempt later
-        work.verdicts["crashed"] += 1
-        arm = f" feedback {it.feedback}" if it.feedback else ""
-        where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode}{arm} #{it.attempt}"
-        print(
-            f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "
-            "please report it; --resume retries it)",
-            file=sys.stderr,
-        )
-        return None
-
-
-def _finish(work: _Work, index_error: object, output: Path, progress_out: IO[str] | None) -> None:
+def _finish(work: Work, index_error: object, output: Path, progress_out: IO[str] | None) -> None:
     """End the progress line; raise the write failure that stopped the run, if any."""
     if work.progress is not None and work.progress.out.isatty():
         work.progress.out.write("\n")
