@@ -58,9 +58,9 @@ def run_on_the_simulator(tmp_path: Path) -> list[dict[str, Any]]:
     ]
     data = {
         "runs": runs,
-        "system_prompt": "prompts/delivery-router-v1.txt",
         "tools": "contracts/delivery_tools.json",
         "cases": "cases/delivery.jsonl",
+        "system_prompt": "prompts/delivery-router-v1.txt",
         "repetitions": 1,
         "modes": ["auto", "no_tools"],
         "retry": {"max_retries": 0, "base_delay_s": 0, "max_delay_s": 0, "total_budget_s": 5},

@@ -1,7 +1,7 @@
 """Strict-mode tool schemas: the rewrite each provider's strict mode requires, and how a
 strict answer's nulls are read back.
 
-OpenAI strict mode (Structured Outputs; providers.md A6, B6 in the project's reference)
+OpenAI strict mode (Structured Outputs, in the provider's function-calling reference)
 requires every object to set ``additionalProperties: false`` and to list every property
 in ``required``; an optional property is modelled as nullable. So the rewrite makes each
 optional property required and nullable (``"type": ["string", "null"]``, a ``null``
