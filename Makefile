@@ -10,12 +10,19 @@ $(BIN)/toolstand: pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(BIN)/toolstand
 
-.PHONY: demo gate test lint
+.PHONY: demo demo-repair gate test lint
 demo: $(BIN)/toolstand
 	$(BIN)/toolstand check --quiet
 	rm -f runs/demo.jsonl
 	$(BIN)/toolstand run --config config.example.json --output runs/demo.jsonl
 	$(BIN)/toolstand report runs/demo.jsonl
+
+# The repair comparison (design.md, Repair turn): sim-sloppy's invalid first calls
+# answered with each of the four feedback styles, up to three repair turns, offline.
+demo-repair: $(BIN)/toolstand
+	rm -f runs/demo-repair.jsonl
+	$(BIN)/toolstand run --config config.repair.json --output runs/demo-repair.jsonl
+	$(BIN)/toolstand report runs/demo-repair.jsonl
 
 # The CI gate of the README: run, publish JUnit and the error table, compare to the
 # stored baseline; exits 1 only on a regression the counts make significant.

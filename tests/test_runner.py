@@ -279,8 +279,8 @@ def test_sigkill_then_resume_holds_exactly_the_matrix(tmp_path: Path) -> None:
 def test_requests_per_minute_spaces_request_starts(monkeypatch: pytest.MonkeyPatch) -> None:
     """On a fake clock (a timed test would fail on a loaded machine): starts fall on a
     grid of 60/rpm seconds, and a late wake-up does not push the later ones back."""
-    from toolstand import runner
-    from toolstand.runner import RateLimiter
+    from toolstand import run_work
+    from toolstand.run_work import RateLimiter
 
     clock = [100.0]
     late = iter([0.0, 0.03, 0.0, 0.0])  # the second sleep wakes 30 ms late
@@ -288,8 +288,8 @@ def test_requests_per_minute_spaces_request_starts(monkeypatch: pytest.MonkeyPat
     async def fake_sleep(delay: float) -> None:
         clock[0] += delay + next(late)
 
-    monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])
-    monkeypatch.setattr(runner.asyncio, "sleep", fake_sleep)
+    monkeypatch.setattr(run_work.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(run_work.asyncio, "sleep", fake_sleep)
 
     async def starts() -> list[float]:
         limiter = RateLimiter(600)  # one start every 0.1 s
@@ -306,7 +306,7 @@ def test_requests_per_minute_spaces_request_starts(monkeypatch: pytest.MonkeyPat
 def test_a_crashing_attempt_is_reported_not_fatal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolstand import runner as runner_mod
+    from toolstand import run_work as runner_mod  # where the workers call run_attempt
 
     real = runner_mod.run_attempt
 

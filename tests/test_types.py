@@ -16,6 +16,7 @@ from toolstand.sim import sim_base_url
 from toolstand.types import (
     APIS,
     ERROR_CODES,
+    FEEDBACK_STYLES,
     MODES,
     SCHEMA_SUBCODES,
     VERDICTS,
@@ -26,6 +27,8 @@ from toolstand.types import (
     Judgement,
     JudgeMetrics,
     RepairClass,
+    RepairSummary,
+    RepairTurnRecord,
     SecondTurnRecord,
     ToolResultRecord,
     TransportErrorRecord,
@@ -74,7 +77,7 @@ def run_on_the_simulator(tmp_path: Path) -> list[dict[str, Any]]:
 def test_a_real_attempt_has_exactly_the_declared_keys(tmp_path: Path) -> None:
     attempts = run_on_the_simulator(tmp_path)
     required, optional = keys(AttemptRecord)
-    assert not optional
+    assert optional == {"feedback", "repair", "repair_turns"}  # runs with repair turns only
     assert all(a.keys() == required for a in attempts)
 
     judged = [a["judgement"] for a in attempts if a["judgement"] is not None]
@@ -105,3 +108,27 @@ def test_a_real_attempt_has_exactly_the_declared_keys(tmp_path: Path) -> None:
 
     assert {a["mode"] for a in attempts} == {"auto", "no_tools"}
     assert {j["verdict"] for j in judged} == set(VERDICTS)
+
+
+def test_a_repair_attempt_adds_exactly_the_optional_keys(tmp_path: Path) -> None:
+    data = {
+        "runs": [
+            {"provider": "sim", "model": "sim-sloppy", "api": "openai-chat", "base_url": "sim"}
+        ],
+        "system_prompt": "prompts/delivery-router-v1.txt",
+        "tools": "contracts/delivery_tools.json",
+        "cases": "cases/delivery.jsonl",
+        "repetitions": 2,
+        "repair": {"max_repairs": 2, "feedback": ["allowed"]},
+    }
+    inputs = load_inputs(parse_config(orjson.dumps(data), "test-config", ROOT), "test-config")
+    out = tmp_path / "run.jsonl"
+    asyncio.run(run(inputs, out, progress_out=None))
+    recs = [orjson.loads(line) for line in out.read_bytes().splitlines()]
+    attempts = [r for r in recs if r["type"] == "attempt"]
+    required, optional = keys(AttemptRecord)
+    assert all(a.keys() == required | optional for a in attempts)
+    assert all(a["repair"].keys() == keys(RepairSummary)[0] for a in attempts)
+    turns = [t for a in attempts for t in a["repair_turns"]]
+    assert turns and all(t.keys() == keys(RepairTurnRecord)[0] for t in turns)
+    assert {t["feedback"] for t in turns} <= set(FEEDBACK_STYLES)

@@ -24,9 +24,12 @@ from toolstand.executor import execute
 from toolstand.history import in_key_order
 from toolstand.judge import followup_applies, judge, judge_followup
 from toolstand.redact import scrub_record, scrubbable
+from toolstand.repair_feedback import decision_needs_repair
+from toolstand.repair_turns import RepairTurn, repair_fields, repair_loop
 from toolstand.transport import Exchange, RetryPolicy, exchange, request_hash, sanitize_request
 from toolstand.types import (
     AttemptRecord,
+    FeedbackStyle,
     FollowupJudgement,
     Judgement,
     Mode,
@@ -94,6 +97,11 @@ class AttemptState:
     second: Turn | None = None
     second_results: list[ToolResult] = field(default_factory=list)
     second_judgement: FollowupJudgement | None = None
+    # the feedback arm (None: no repair turns), its budget and the turns sent
+    feedback: FeedbackStyle | None = None
+    max_repairs: int = 0
+    repair_needed: bool = False
+    repairs: list[RepairTurn] = field(default_factory=list)
 
 
 def tool_choice_for(case: Case, mode: Mode) -> RequestToolChoice:
@@ -130,7 +138,9 @@ def start(
     run_id: str,
     contract: Contract,
     config: Config,
+    feedback: FeedbackStyle | None = None,
 ) -> AttemptState:
+    """A new attempt; ``feedback`` names its repair arm (None: no repair turns)."""
     offered, blocked = offered_tools(contract, case, mode)
     settings = RequestSettings(
         tool_choice=tool_choice_for(case, mode),
@@ -140,7 +150,10 @@ def start(
         options=target.spec.adapter_options(),
     )
     secrets = target.all_secrets(config)
-    return AttemptState(target, case, mode, attempt, run_id, offered, blocked, settings, secrets)
+    state = AttemptState(target, case, mode, attempt, run_id, offered, blocked, settings, secrets)
+    if feedback is not None and config.repair is not None and config.repair.max_repairs > 0:
+        state.feedback, state.max_repairs = feedback, config.repair.max_repairs
+    return state
 
 
 def policy_for(config: Config) -> RetryPolicy:
@@ -153,7 +166,7 @@ def policy_for(config: Config) -> RetryPolicy:
     )
 
 
-async def _send(
+async def send(
     state: AttemptState, built: BuiltRequest, client: httpx.AsyncClient, policy: RetryPolicy
 ) -> Turn:
     ex = await exchange(
@@ -186,13 +199,15 @@ async def first_turn(
         tools=state.offered,
         settings=state.settings,
     )
-    turn = await _send(state, built, client, policy)
+    turn = await send(state, built, client, policy)
     state.first = turn
     if turn.decision is not None:
         names = [t.name for t in state.offered] if state.offered is not None else []
         state.judgement = judge(
             state.case, turn.decision, contract, offered_tools=names, mode=state.mode
         )
+        if state.feedback is not None:
+            state.repair_needed = decision_needs_repair(turn.decision, contract)
     return turn
 
 
@@ -232,7 +247,7 @@ async def second_turn(
     )
     # append_tool_result already set tool_choice back to auto in the body; the
     # settings only carry the auth style from here on
-    turn = await _send(state, built, client, policy)
+    turn = await send(state, built, client, policy)
     state.second = turn
     state.second_results = results
     if turn.decision is not None and state.case.followup is not None:
@@ -248,7 +263,7 @@ def _tries(ex: Exchange) -> list[dict[str, Any]]:
 
 def _usage(state: AttemptState) -> Usage:
     total_in = total_out = None
-    for turn in (state.first, state.second):
+    for turn in _turns(state):
         if turn is None or turn.failed:
             continue
         u = state.target.adapter.usage(turn.exchange.body)
@@ -317,6 +332,7 @@ def record(state: AttemptState) -> AttemptRecord:
         "response": first.exchange.response_record(),
         "second_turn": _second_record(state),
     }
+    rec.update(repair_fields(state))  # type: ignore[typeddict-item]  # only its 3 keys
     scrubbed = scrub_record(cast("dict[str, Any]", rec), state.secrets)
     # small fields first, bulky bodies last: the report and the history index slice
     # each line before "request" instead of decoding it whole; the keys stay the same
@@ -326,8 +342,11 @@ def record(state: AttemptState) -> AttemptRecord:
 def _network_ms(state: AttemptState) -> float:
     """The attempt's latency: each turn's exchange, retries included. Never the wall time
     from start to record, which in the TUI holds the user's editing before turn 2."""
-    turns = (state.first, state.second)
-    return round(sum(t.exchange.elapsed_ms for t in turns if t is not None), 3)
+    return round(sum(t.exchange.elapsed_ms for t in _turns(state) if t is not None), 3)
+
+
+def _turns(state: AttemptState) -> list[Turn | None]:
+    return [state.first, *(rt.turn for rt in state.repairs), state.second]
 
 
 def _second_record(state: AttemptState) -> SecondTurnRecord | None:
@@ -369,10 +388,13 @@ async def run_attempt(
     system: str | None,
     client: httpx.AsyncClient,
     policy: RetryPolicy,
+    feedback: FeedbackStyle | None = None,
 ) -> AttemptRecord:
-    """The whole attempt, headless: first turn, second turn when it applies, the record."""
-    state = start(target, case, mode, attempt, run_id, contract, config)
+    """The whole attempt, headless: first turn, repair turns when its arm has them,
+    second turn when it applies, the record."""
+    state = start(target, case, mode, attempt, run_id, contract, config, feedback)
     await first_turn(state, system, contract, client, policy)
+    await repair_loop(state, contract, client, policy)
     if wants_second_turn(state):
         await second_turn(state, default_results(state), client, policy)
     return record(state)

@@ -35,7 +35,7 @@ from toolstand.problems import (
     read_file,
 )
 from toolstand.redact import MIN_SECRET_LEN, redact_userinfo, url_password
-from toolstand.types import MODES, Api, Mode
+from toolstand.types import FEEDBACK_STYLES, MODES, Api, FeedbackStyle, Mode
 
 
 def _default_modes() -> list[Mode]:
@@ -207,6 +207,31 @@ class SimSettings(_Strict):
         return v
 
 
+def _default_feedback() -> list[FeedbackStyle]:
+    return ["allowed"]
+
+
+class Repair(_Strict):
+    """Repair turns (design.md, Repair turn): each feedback style is its own arm."""
+
+    max_repairs: int = Field(default=0, ge=0, le=3)
+    feedback: list[FeedbackStyle] = Field(default_factory=_default_feedback)
+
+    @field_validator("feedback")
+    @classmethod
+    def _styles_unique(cls, v: list[str]) -> list[str]:
+        if not v:
+            raise ValueError(f"give at least one feedback style: {', '.join(FEEDBACK_STYLES)}")
+        if len(set(v)) != len(v):
+            raise ValueError("feedback styles must not repeat")
+        return v
+
+    @property
+    def arms(self) -> list[FeedbackStyle | None]:
+        """The feedback arms of the matrix; [None] when repairs are off."""
+        return list(self.feedback) if self.max_repairs > 0 else [None]
+
+
 class Config(_Strict):
     runs: list[RunSpec] = Field(min_length=1)
     temperature: float | None = 0.0
@@ -220,6 +245,7 @@ class Config(_Strict):
     timeouts: Timeouts = Field(default_factory=Timeouts)
     retry: Retry = Field(default_factory=Retry)
     sim: SimSettings = Field(default_factory=SimSettings)
+    repair: Repair | None = None
     # where the config came from, for resolving relative paths (not in the file)
     folder: Path = Field(default=Path("."), exclude=True)
 
@@ -231,6 +257,11 @@ class Config(_Strict):
         if not v:
             raise ValueError(f"give at least one mode: {', '.join(MODES)}")
         return v
+
+    @property
+    def feedback_arms(self) -> list[FeedbackStyle | None]:
+        """One entry per feedback arm; [None] when the config asks for no repair turns."""
+        return self.repair.arms if self.repair is not None else [None]
 
     def resolve(self, path: str | None) -> Path | None:
         if path is None:

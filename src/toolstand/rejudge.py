@@ -33,6 +33,7 @@ from toolstand.history import (
 from toolstand.judge import followup_applies, judge, judge_followup
 from toolstand.printable import visible
 from toolstand.problems import LoadError, Problem
+from toolstand.repair_turns import rejudge_repairs
 
 
 @dataclass
@@ -111,6 +112,7 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
                 )
         out["second_turn"] = second
     out["judgement"] = judgement
+    out.update(rejudge_repairs(rec, decision, case, contract, adapter))
     return out
 
 

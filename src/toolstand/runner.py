@@ -7,21 +7,20 @@ attempt is written and flushed at once; ``--resume`` skips the keys already on d
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
 from toolstand import __version__
-from toolstand.attempt import Target, mode_applies, policy_for, run_attempt
+from toolstand.attempt import Target, mode_applies
 from toolstand.canonical import sha256_hex
 from toolstand.cases import Case, CaseFile, load_cases
 from toolstand.config import Config, RunSpec
@@ -38,10 +37,9 @@ from toolstand.history import (
 )
 from toolstand.problems import LoadError, Problem
 from toolstand.run_checks import nothing_to_run, refuse_foreign, run_refusals
-from toolstand.transport import make_client
-from toolstand.types import AttemptRecord, Mode
+from toolstand.run_work import Work, run_workers
+from toolstand.types import AttemptRecord, FeedbackStyle, Mode
 
-CLIENT_SHARE = 16  # requests in flight per httpx client
 RESUMABLE = f"{KEPT} (make room or fix the file, then --resume completes the run)"
 
 
@@ -51,9 +49,15 @@ class WorkItem:
     case: Case
     mode: Mode
     attempt: int
+    feedback: FeedbackStyle | None = (
+        None  # the repair arm (config repair.feedback), None: no repairs
+    )
 
     def key(self, spec: RunSpec) -> AttemptKey:
-        return (spec.provider, spec.model, spec.api, self.case.id, self.mode, self.attempt)
+        return (
+            *(spec.provider, spec.model, spec.api, self.case.id, self.mode),
+            *(self.attempt, self.feedback),
+        )
 
 
 @dataclass
@@ -113,17 +117,19 @@ def load_inputs(
 
 
 def plan(inputs: Inputs, only: set[str] | None = None) -> list[WorkItem]:
-    """The whole matrix in a stable order: run, case, mode, attempt."""
+    """The whole matrix in a stable order: run, case, mode, feedback arm, attempt."""
+    config = inputs.config
     items = []
-    for ri, _spec in enumerate(inputs.config.runs):
+    for ri, _spec in enumerate(config.runs):
         for case in inputs.casefile.cases:
             if only is not None and case.id not in only:
                 continue
-            for mode in inputs.config.modes:
+            for mode in config.modes:
                 if not mode_applies(case, mode):
                     continue
-                for attempt in range(1, inputs.config.repetitions + 1):
-                    items.append(WorkItem(ri, case, mode, attempt))
+                for arm in config.feedback_arms:
+                    for attempt in range(1, config.repetitions + 1):
+                        items.append(WorkItem(ri, case, mode, attempt, arm))
     return items
 
 
@@ -162,6 +168,7 @@ def header(inputs: Inputs, run_id: str, *, resumed: bool = False) -> dict[str, A
             "modes": list(c.modes),
             "retry": c.retry.model_dump(),
             "timeouts": c.timeouts.model_dump(),
+            **({"repair": c.repair.model_dump()} if c.repair is not None else {}),
             # the simulator's seed, latency and any forced faults: its answers depend on them
             **({"sim": c.sim.model_dump()} if any(r.simulated for r in c.runs) else {}),
         },
@@ -214,57 +221,6 @@ def finished_keys(path: Path) -> tuple[str | None, set[AttemptKey]]:
             with contextlib.suppress(KeyError, TypeError, ValueError):
                 done.add(attempt_key(rec))
     return run_id, done
-
-
-@dataclass
-class Progress:
-    total: int
-    out: IO[str] = field(default_factory=lambda: sys.stderr)
-    done: int = 0
-    failed: int = 0
-    transport: int = 0
-    t0: float = field(default_factory=time.monotonic)
-    _last: float = 0.0
-
-    def tick(self, rec: Mapping[str, Any]) -> None:
-        self.done += 1
-        if rec.get("transport_error"):
-            self.transport += 1
-        elif (rec.get("judgement") or {}).get("verdict") == "fail":
-            self.failed += 1
-        now = time.monotonic()
-        if now - self._last >= 0.5 or self.done == self.total:
-            self._last = now
-            self.out.write(self.line() + ("\n" if not self.out.isatty() else "\r"))
-            self.out.flush()
-
-    def line(self) -> str:
-        elapsed = max(time.monotonic() - self.t0, 1e-9)
-        rate = self.done / elapsed
-        eta = (self.total - self.done) / rate if rate > 0 else 0.0
-        return (
-            f"[{self.done}/{self.total}] failed {self.failed}  transport errors {self.transport}  "
-            f"{rate:.1f}/s  ETA {eta:.0f}s"
-        )
-
-
-class RateLimiter:
-    """At most ``rpm`` request starts a minute, evenly spaced."""
-
-    def __init__(self, rpm: float | None) -> None:
-        self.interval = 60.0 / rpm if rpm else 0.0
-        self._next = 0.0
-        self._lock = asyncio.Lock()
-
-    async def wait(self) -> None:
-        if not self.interval:
-            return
-        async with self._lock:
-            now = time.monotonic()
-            delay = self._next - now
-            self._next = max(now, self._next) + self.interval
-        if delay > 0:
-            await asyncio.sleep(delay)
 
 
 @contextlib.asynccontextmanager
@@ -363,8 +319,34 @@ async def _run_locked(
     progress_out: IO[str] | None,
     on_record: Callable[[AttemptRecord], None] | None,
 ) -> RunSummary:
-    config = inputs.config
     t0 = time.monotonic()
+    run_id, done = _open_output(inputs, output, resume, resume_anyway, progress_out)
+    config = inputs.config
+    todo = [it for it in items if it.key(config.runs[it.run_index]) not in done]
+    with IndexedWriter(output, lock=False) as writer:
+        writer.write(header(inputs, run_id, resumed=resume and bool(done)))
+        work = Work(inputs, run_id, writer, todo, progress_out, on_record)
+        await run_workers(work, targets_for(inputs))
+    _finish(work, writer.index_error, output, progress_out)
+    return RunSummary(
+        run_id,
+        output,
+        len(items),
+        len(items) - len(todo),
+        len(todo),
+        work.verdicts,
+        time.monotonic() - t0,
+    )
+
+
+def _open_output(
+    inputs: Inputs,
+    output: Path,
+    resume: bool,
+    resume_anyway: bool,
+    progress_out: IO[str] | None,
+) -> tuple[str, set[AttemptKey]]:
+    """The run_id to write under and the keys already done; refuses an output in use."""
     run_id = None
     done: set[AttemptKey] = set()
     if resume:
@@ -386,93 +368,19 @@ async def _run_locked(
             ]
         )
     run_id = run_id or f"{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
-    todo = [it for it in items if it.key(config.runs[it.run_index]) not in done]
-    skipped = len(items) - len(todo)
-    verdicts: Counter[str] = Counter()
-    progress = Progress(len(todo), progress_out) if progress_out is not None else None
-    policy = policy_for(config)
-    limiters = [RateLimiter(r.requests_per_minute) for r in config.runs]
-    queue: asyncio.Queue[WorkItem] = asyncio.Queue()
-    for it in todo:
-        queue.put_nowait(it)
-    stopped: list[HistoryWriteError] = []  # the write that failed: every worker stops
-    with IndexedWriter(output, lock=False) as writer:
-        writer.write(header(inputs, run_id, resumed=resume and bool(done)))
-        n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
-        # clients of their own per run: no connection or state is shared between providers
-        clients = [
-            [
-                make_client(
-                    connect_timeout=config.timeouts.connect_s,
-                    read_timeout=config.timeouts.read_s,
-                    max_connections=min(config.parallelism, CLIENT_SHARE),
-                    loopback_only=r.simulated,
-                    plain_http=r.plain_http,
-                )
-                for _ in range(n_clients)
-            ]
-            for r in config.runs
-        ]
-        async with targets_for(inputs) as targets:
+    return run_id, done
 
-            async def worker(slot: int) -> None:
-                while not stopped:
-                    try:
-                        it = queue.get_nowait()
-                    except asyncio.QueueEmpty:
-                        return
-                    await limiters[it.run_index].wait()
-                    try:
-                        rec = await run_attempt(
-                            targets[it.run_index],
-                            it.case,
-                            it.mode,
-                            it.attempt,
-                            run_id,
-                            contract=inputs.contract,
-                            config=config,
-                            system=inputs.system,
-                            client=clients[it.run_index][slot % n_clients],
-                            policy=policy,
-                        )
-                    except Exception as exc:  # a toolstand bug: say so, keep the run going
-                        # nothing is written, so --resume retries this attempt later
-                        verdicts["crashed"] += 1
-                        where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode} #{it.attempt}"
-                        print(
-                            f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "
-                            "please report it; --resume retries it)",
-                            file=sys.stderr,
-                        )
-                        continue
-                    try:
-                        writer.write(rec)
-                    except HistoryWriteError as exc:
-                        stopped.append(exc)
-                        return
-                    j = rec["judgement"]  # None exactly when transport_error is set
-                    verdicts["transport_error" if j is None else j["verdict"]] += 1
-                    if progress is not None:
-                        progress.tick(rec)
-                    if on_record is not None:
-                        on_record(rec)
 
-            try:
-                await asyncio.gather(*(worker(i) for i in range(config.parallelism)))
-            finally:
-                for c in (c for per_run in clients for c in per_run):
-                    await c.aclose()
-    if progress is not None and progress.out.isatty():
-        progress.out.write("\n")
-    if stopped:
-        exc = stopped[0]
+def _finish(work: Work, index_error: object, output: Path, progress_out: IO[str] | None) -> None:
+    """End the progress line; raise the write failure that stopped the run, if any."""
+    if work.progress is not None and work.progress.out.isatty():
+        work.progress.out.write("\n")
+    if work.stopped:
+        exc = work.stopped[0]
         raise HistoryWriteError(exc.path, exc.os_error, RESUMABLE) from None
-    if writer.index_error is not None and progress_out is not None:
+    if index_error is not None and progress_out is not None:
         print(
-            f"warning: {output}: the History index was not kept ({writer.index_error}); "
+            f"warning: {output}: the History index was not kept ({index_error}); "
             "the History screen will index the file when it opens it",
             file=progress_out,
         )
-    return RunSummary(
-        run_id, output, len(items), skipped, len(todo), verdicts, time.monotonic() - t0
-    )

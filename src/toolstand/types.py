@@ -23,6 +23,10 @@ VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 Effect = Literal["read", "prepare", "execute"]
 EFFECTS: tuple[Effect, ...] = get_args(Effect)
 
+# the feedback a repair turn sends (design.md, Repair turn), each its own arm
+FeedbackStyle = Literal["traceback", "path_value", "allowed", "allowed_prose"]
+FEEDBACK_STYLES: tuple[FeedbackStyle, ...] = get_args(FeedbackStyle)
+
 ToolChoice = Literal["auto", "none", "required"]
 TOOL_CHOICES: tuple[ToolChoice, ...] = get_args(ToolChoice)
 # what a request carries: one of the keywords, or the name of the one tool it forces
@@ -171,8 +175,40 @@ class SecondTurnRecord(TypedDict):
     response: dict[str, Any]
 
 
+class RepairSummary(TypedDict):
+    """``repair`` of an attempt record in a run with repair turns (repair_turns.summary)."""
+
+    needed: bool
+    turns: int
+    valid_after: int | None
+    passed_after: int | None
+    transport_error: str | None
+    input_tokens: int
+    output_tokens: int
+
+
+class RepairTurnRecord(TypedDict):
+    """One entry of ``repair_turns``: the feedback sent and what came back."""
+
+    index: int
+    feedback: FeedbackStyle
+    transport_error: TransportErrorRecord | None
+    valid: bool
+    judgement: Judgement | None
+    elapsed_ms: float
+    retries: int
+    usage: Usage
+    tool_results: list[ToolResultRecord]
+    decision: dict[str, Any] | None
+    tries: list[dict[str, Any]]
+    request_hash: str
+    request: dict[str, Any]
+    response: dict[str, Any]
+
+
 class AttemptRecord(TypedDict):
-    """One attempt line of a run's JSONL, exactly the keys the runner writes."""
+    """One attempt line of a run's JSONL, exactly the keys the runner writes; the last
+    three only in runs whose config asks for repair turns."""
 
     type: Literal["attempt"]
     schema_version: int
@@ -207,3 +243,6 @@ class AttemptRecord(TypedDict):
     request: dict[str, Any]
     response: dict[str, Any]
     second_turn: SecondTurnRecord | None
+    feedback: NotRequired[FeedbackStyle]
+    repair: NotRequired[RepairSummary]
+    repair_turns: NotRequired[list[RepairTurnRecord]]

@@ -52,8 +52,10 @@ from toolstand.printable import visible
 _HEAD_ORDER: tuple[str, ...] = (
     *("type", "provider", "model", "api", "mode", "case_id", "attempt", "simulated"),
     *("elapsed_ms", "retries", "usage", "cost_usd", "transport_error"),
+    # with repair turns only (so not required of a head): the arm and its summary
+    *("feedback", "repair"),
 )
-METRIC_KEYS: frozenset[str] = frozenset(_HEAD_ORDER)
+METRIC_KEYS: frozenset[str] = frozenset(_HEAD_ORDER) - {"feedback", "repair"}
 # Keys a summary-level record must hold (all before the top-level "request").
 SUMMARY_KEYS: frozenset[str] = METRIC_KEYS | {"run_id", "judgement", "second_turn"}
 SECOND_TURN_SUMMARY_KEYS: frozenset[str] = frozenset(("transport_error", "judgement"))
@@ -92,7 +94,7 @@ class HistoryWarning:
 
 _JUDGEMENT_ORDER = ("verdict", "metrics", "unsafe", "flags", "errors", "calls")
 _SECOND_ORDER = ("transport_error", "judgement", "elapsed_ms", "retries", "usage")
-_BULKY = ("tool_results", "request", "response", "decision")
+_BULKY = ("tool_results", "request", "response", "decision", "repair_turns")
 
 
 def _ordered(d: dict[str, Any], first: Iterable[str], last: Iterable[str] = ()) -> dict[str, Any]:

@@ -12,7 +12,8 @@ import orjson
 from toolstand.history.lock import HistoryLock, os_error
 from toolstand.problems import LoadError, Problem
 
-AttemptKey = tuple[str, str, str, str, str, int]  # provider, model, api, case_id, mode, attempt
+# provider, model, api, case_id, mode, attempt, feedback arm (None without repairs)
+AttemptKey = tuple[str, str, str, str, str, int, str | None]
 
 
 def attempt_key(rec: dict[str, Any]) -> AttemptKey:
@@ -23,6 +24,7 @@ def attempt_key(rec: dict[str, Any]) -> AttemptKey:
         rec["case_id"],
         rec["mode"],
         int(rec["attempt"]),
+        rec.get("feedback"),
     )
 
 

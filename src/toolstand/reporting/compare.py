@@ -40,9 +40,11 @@ import orjson
 from toolstand.printable import visible
 from toolstand.reporting.formats import pack, to_json
 from toolstand.reporting.metrics import LOWER_IS_BETTER, METRICS, compute_files
+from toolstand.reporting.repairs import PAIRED_REPAIR_METRICS
 from toolstand.reporting.stats import holm, mcnemar_exact, two_proportion_drop
 
 Counts = tuple[int, int]
+Key = tuple[str, str, str, str | None]  # provider, model, mode, feedback arm
 MAX_TRANSPORT_ERRORS = 0.2  # the share of a group's attempts; above it the gate fails
 
 
@@ -62,6 +64,7 @@ class Check:
     provider: str
     model: str
     mode: str
+    feedback: str | None  # the repair arm, None for a run without repair turns
     metric: str
     test: Literal["mcnemar", "two_proportion"]
     baseline: Counts
@@ -173,9 +176,7 @@ def _per_case(entry: Mapping[str, Any], metric: str) -> dict[str, tuple[Counts, 
     return out
 
 
-def _check(
-    key: tuple[str, str, str], metric: str, base: Mapping[str, Any], cur: Mapping[str, Any]
-) -> Check | None:
+def _check(key: Key, metric: str, base: Mapping[str, Any], cur: Mapping[str, Any]) -> Check | None:
     b_tot, c_tot = _counts(base, metric), _counts(cur, metric)
     if b_tot is None or c_tot is None or not b_tot[1] or not c_tot[1]:
         return None
@@ -244,8 +245,22 @@ def _case_notes(label: str, base: Mapping[str, Any], cur: Mapping[str, Any]) -> 
     return notes
 
 
-def _key(entry: Mapping[str, Any]) -> tuple[str, str, str]:
-    return (str(entry.get("provider")), str(entry.get("model")), str(entry.get("mode", "auto")))
+def _key(entry: Mapping[str, Any]) -> Key:
+    fb = entry.get("feedback")
+    return (
+        *(str(entry.get("provider")), str(entry.get("model")), str(entry.get("mode", "auto"))),
+        str(fb) if fb is not None else None,
+    )
+
+
+def _label(key: Key) -> str:
+    """provider/model/mode, and the feedback arm when there is one."""
+    return "/".join(key[:3]) + (f" feedback {key[3]}" if key[3] is not None else "")
+
+
+def _metrics(key: Key) -> tuple[str, ...]:
+    """The metrics compared: the repair rates too within a feedback arm (paired per case)."""
+    return METRICS + (PAIRED_REPAIR_METRICS if key[3] is not None else ())
 
 
 def _transport_failure(label: str, entry: Mapping[str, Any], limit: float) -> str | None:
@@ -284,22 +299,22 @@ def compare(
     cur = {_key(e): e for e in current.get("results") or []}
     checks: list[Check] = []
     failures = [
-        f"{'/'.join(key)}: in baseline, missing from current" for key in base if key not in cur
+        f"{_label(key)}: in baseline, missing from current" for key in base if key not in cur
     ]
     for key, c_entry in cur.items():
-        failure = _transport_failure("/".join(key), c_entry, max_transport_errors)
+        failure = _transport_failure(_label(key), c_entry, max_transport_errors)
         if failure is not None:
             failures.append(failure)
         b_entry = base.get(key)
         if b_entry is None:
-            notes.append(f"{'/'.join(key)}: not in baseline, not compared")
+            notes.append(f"{_label(key)}: not in baseline, not compared")
             continue
-        notes += _case_notes("/".join(key), b_entry, c_entry)
-        for metric in METRICS:
+        notes += _case_notes(_label(key), b_entry, c_entry)
+        for metric in _metrics(key):
             check = _check(key, metric, b_entry, c_entry)
             if check is None:
                 if _counts(b_entry, metric) is None or _counts(c_entry, metric) is None:
-                    notes.append(f"{'/'.join(key)}: {metric} has no counts, not compared")
+                    notes.append(f"{_label(key)}: {metric} has no counts, not compared")
                 continue
             checks.append(check)
     adjusted = holm([c.p_value for c in checks]) if correction == "holm" else None
@@ -336,11 +351,11 @@ def render(result: CompareResult, baseline: str = "baseline", current: str = "cu
         lines += textwrap.wrap("note: " + " ".join(words), 100, subsequent_indent="      ")
     for failure in result.failures:
         lines += textwrap.wrap("FAIL " + visible(failure), 100, subsequent_indent="      ")
-    group = None
+    group: Key | None = None
     for c in result.checks:
-        if (c.provider, c.model, c.mode) != group:
-            group = (c.provider, c.model, c.mode)
-            lines.append("/".join(group))
+        if (c.provider, c.model, c.mode, c.feedback) != group:
+            group = (c.provider, c.model, c.mode, c.feedback)
+            lines.append(_label(group))
         delta = "" if c.delta is None else f" {c.delta * 100:+.1f} pp"
         lines.append(
             f"  {'DROP' if c.significant else 'ok  '} {c.metric:<28} {_pct(c.baseline)} → "

@@ -18,6 +18,7 @@ from toolstand.canonical import canonical_json
 from toolstand.history import error_code
 from toolstand.printable import visible, visible_lines
 from toolstand.reporting.metrics import FailedAttempt, GroupStats, Report
+from toolstand.reporting.repairs import comparison_lines
 from toolstand.reporting.stats import Rate
 
 CSV_COLUMNS = (
@@ -66,6 +67,9 @@ def group_to_json(g: GroupStats, report: Report) -> dict[str, Any]:
         "per_attempt": g.retries / attempted if attempted else None,
     }
     out["cost"] = g.cost(report.price_for(g))
+    if g.repair is not None:
+        out["feedback"] = g.feedback
+        out.update(g.repair.to_json(g.metrics()["raw_schema_validity"]))
     out["flaky_cases"] = g.flaky_cases()
     out["per_case"] = {
         cid: {
@@ -74,7 +78,12 @@ def group_to_json(g: GroupStats, report: Report) -> dict[str, Any]:
             "passed": t.passed,
             "pass_rate": t.passed / t.scored if t.scored else None,
             "flaky": t.flaky,
-            "counts": {name: list(nd) for name, nd in t.counts().items()},
+            "counts": {
+                name: list(nd)
+                for name, nd in (
+                    t.counts() | (g.repair.case_counts(cid) if g.repair is not None else {})
+                ).items()
+            },
         }
         for cid, t in g.cases.items()
     }
@@ -189,13 +198,14 @@ def to_junit(report: Report) -> ET.Element:
     were transport failures gets <error>: the stand could not measure it, which CI should
     show, but it is not a model regression and stays out of the failure count.
     """
-    by_case: dict[tuple[str, str, str, str], list[FailedAttempt]] = defaultdict(list)
+    by_case: dict[tuple[str, str, str, str | None, str], list[FailedAttempt]] = defaultdict(list)
     for f in report.failures:
-        by_case[(f.provider, f.model, f.mode, f.case_id)].append(f)
+        by_case[(f.provider, f.model, f.mode, f.feedback, f.case_id)].append(f)
     root = ET.Element("testsuites", name="toolstand")
     totals: Counter[str] = Counter()
     for g in report.groups:
         classname = f"{g.provider}/{g.model}/{g.mode}"
+        classname += f"/feedback-{g.feedback}" if g.feedback is not None else ""
         suite = ET.SubElement(root, "testsuite", name=classname)
         props = ET.SubElement(suite, "properties")
         ET.SubElement(props, "property", name="simulated", value=str(g.simulated).lower())
@@ -203,7 +213,7 @@ def to_junit(report: Report) -> ET.Element:
         for cid, tally in g.cases.items():
             case = ET.SubElement(suite, "testcase", classname=classname, name=cid)
             counts["tests"] += 1
-            fails = by_case.get((g.provider, g.model, g.mode, cid), [])
+            fails = by_case.get((g.provider, g.model, g.mode, g.feedback, cid), [])
             judged = [f for f in fails if f.failed]
             lines = [f"attempt {f.attempt}: {', '.join(_attempt_codes(f))}" for f in fails]
             if judged:
@@ -321,6 +331,7 @@ def _head(report: Report) -> list[str]:
 
 def _group_lines(g: GroupStats, report: Report) -> list[str]:
     title = f"{g.provider} / {g.model}{' (simulated)' if g.simulated else ''} · mode {g.mode}"
+    title += f" · feedback {g.feedback}" if g.feedback is not None else ""
     title = visible(title + (f" · api {', '.join(g.apis)}" if g.apis else ""))
     errs = sum(g.transport_errors.values())
     detail = ", ".join(f"{k} {v}" for k, v in sorted(g.transport_errors.items()))
@@ -347,6 +358,8 @@ def _group_lines(g: GroupStats, report: Report) -> list[str]:
         f" · out {_num(tok['output_per_attempt'])}"
         f" (over {tok['attempts_with_usage']} attempts reporting usage)"
     )
+    if g.repair is not None:
+        out += g.repair.lines(g.metrics()["raw_schema_validity"], fmt_rate)
     cost = g.cost(report.price_for(g))
     if cost:
         out.append(
@@ -375,4 +388,14 @@ def render_table(report: Report) -> str:
     for g in report.groups:
         lines.append("")
         lines += _group_lines(g, report)
+    lines += _repair_comparison(report)
     return "\n".join(map(visible, lines)) + "\n"
+
+
+def _repair_comparison(report: Report) -> list[str]:
+    arms = [
+        (f"{g.provider} / {g.model} · mode {g.mode}", g.repair, g.metrics()["raw_schema_validity"])
+        for g in report.groups
+        if g.repair is not None
+    ]
+    return comparison_lines(arms, fmt_rate)

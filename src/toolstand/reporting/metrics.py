@@ -31,6 +31,7 @@ from toolstand.history import (
     split_metrics,
     unique_paths,
 )
+from toolstand.reporting.repairs import RepairTally
 from toolstand.reporting.tally import (
     LOWER_IS_BETTER,
     METRICS,
@@ -84,7 +85,7 @@ class Collector:
 
     def __init__(self, *, collect_failures: bool = False) -> None:
         self.meta = RunMeta()
-        self.groups: dict[tuple[Any, Any, Any], GroupStats] = {}
+        self.groups: dict[tuple[Any, ...], GroupStats] = {}
         self.failures: list[FailedAttempt] = []
         self.collect_failures = collect_failures
         self._vectors: list[Outcome] = []
@@ -93,16 +94,19 @@ class Collector:
         self._split_misses = 0
         self._split_works = False
         self.headerless = False  # a file without a run header: its matrix is unknown
-        # (provider, model, mode, case_id, api) -> its group and case: one lookup per attempt
+        # (provider, model, mode, case_id, api, feedback) -> its group and case: one lookup
+        # per attempt
         self._slots: dict[tuple[Any, ...], tuple[GroupStats, CaseTally]] = {}
 
     def _new_slot(self, slot: tuple[Any, ...]) -> tuple[GroupStats, CaseTally]:
-        """The group and case of a first-seen (provider, model, mode, case_id, api), whose
-        values the caller has checked."""
-        key = slot[:3]
+        """The group and case of a first-seen (provider, model, mode, case_id, api,
+        feedback), whose values the caller has checked."""
+        key = (*slot[:3], slot[5])
         g = self.groups.get(key)
         if g is None:
             g = self.groups[key] = GroupStats(str(key[0]), str(key[1]), str(key[2]))
+            if isinstance(slot[5], str):  # a feedback arm: reported apart, never mixed
+                g.feedback, g.repair = slot[5], RepairTally(slot[5])
         if slot[4] is not None and slot[4] not in g.apis:
             g.apis.append(str(slot[4]))  # one model over two wire APIs: shown, not split
         case_id = str(slot[3])
@@ -206,7 +210,10 @@ class Collector:
             problem = outcome_problem(j, te)
             if problem is not None:
                 return _slot_problem(rec) or problem
-        slot = (get("provider"), get("model"), get("mode"), get("case_id"), get("api"))
+        slot = (
+            *(get("provider"), get("model"), get("mode"), get("case_id"), get("api")),
+            get("feedback"),
+        )
         try:
             gt = self._slots.get(slot)
         except TypeError:  # a list or an object where a name belongs
@@ -248,13 +255,19 @@ class Collector:
         if te is not None:
             g.transport_errors[str(te.get("code"))] += 1
             if self.collect_failures:
-                self.failures.append(FailedAttempt(*g.key, case_id, number, [], False, te))
+                self.failures.append(
+                    FailedAttempt(*g.key, case_id, number, [], False, te, feedback=g.feedback)
+                )
             return None
         if vid is None:
             g.unjudged += 1
             return None
         outcomes = t.outcomes
         outcomes[vid] = outcomes.get(vid, 0) + 1
+        if g.repair is not None:
+            summary = get("repair")
+            if isinstance(summary, dict):
+                g.repair.add(summary, t.case_id)
         st_te = None
         if st:
             st_te = st.get("transport_error")
@@ -270,7 +283,7 @@ class Collector:
                 return None
             errors = _turn2_errors(j, st)
             self.failures.append(
-                FailedAttempt(*g.key, case_id, number, errors, not passed, None, st_te)
+                FailedAttempt(*g.key, case_id, number, errors, not passed, None, st_te, g.feedback)
             )
         return None
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from toolstand.history import HistoryWarning, RunMeta
+from toolstand.reporting.repairs import RepairTally
 from toolstand.reporting.stats import Rate, percentile
 
 METRICS: tuple[str, ...] = (
@@ -26,7 +27,8 @@ METRICS: tuple[str, ...] = (
     "error_recovery_accuracy",
     "consistency",
 )
-LOWER_IS_BETTER: frozenset[str] = frozenset({"unsafe_call_rate"})
+# fallback_rate: a repair metric (reporting/repairs.py), compared only between arms
+LOWER_IS_BETTER: frozenset[str] = frozenset({"unsafe_call_rate", "fallback_rate"})
 
 Prices = Mapping[str, Mapping[str, float]]  # model -> {"input_per_mtok", "output_per_mtok"}
 
@@ -148,6 +150,9 @@ class GroupStats:
     recorded_cost_attempts: int = 0
     repetitions: int = 0
     slots: int | None = None  # attempts the run headers plan for this group; None: unknown
+    # the repair arm (config repair.feedback) and its counts; None for a run without repairs
+    feedback: str | None = None
+    repair: RepairTally | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -244,6 +249,7 @@ class FailedAttempt:
     failed: bool  # the judge failed it (as opposed to only a transport failure)
     transport_error: dict[str, Any] | None = None
     second_turn_transport_error: dict[str, Any] | None = None
+    feedback: str | None = None  # the repair arm of the attempt's group
 
 
 @dataclass

@@ -31,6 +31,7 @@ from toolstand.sim.http import (
 )
 from toolstand.sim.invent import hints_for
 from toolstand.sim.personas import MODELS, PERSONAS, careful, check_fault_rates, decide
+from toolstand.sim.repairs import repair_answer
 from toolstand.sim.turn import (
     Answer,
     CaseIndex,
@@ -300,7 +301,9 @@ class SimServer:
         ).digest()
         rid = digest.hex()[:20]
         draws = Draws(int.from_bytes(digest[8:], "big"))
-        outcome = decide(persona, case, turn, self._effects, draws, self.fault_rates)
+        outcome = repair_answer(persona, case, turn, draws) or decide(
+            persona, case, turn, self._effects, draws, self.fault_rates
+        )
         headers = {**extra, wire.request_id_header: f"req_sim{rid}"}
         if isinstance(outcome, str):
             self.outcomes[outcome] += 1

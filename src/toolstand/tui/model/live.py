@@ -38,11 +38,14 @@ from toolstand.cases import Case
 from toolstand.config import Config
 from toolstand.history import JsonlWriter
 from toolstand.judge import judge
+from toolstand.repair_turns import repair_turn
 from toolstand.runner import Inputs, header, targets_for
 from toolstand.transport import decode_body, make_client, sanitize_request
+from toolstand.tui.model.live_repair import arm
 from toolstand.tui.model.project import Project
 from toolstand.types import (
     AttemptRecord,
+    FeedbackStyle,
     FollowupJudgement,
     Judgement,
     Mode,
@@ -108,11 +111,26 @@ def views_of(state: AttemptState, rec: AttemptRecord | None = None) -> list[Turn
             anchor=user_turn,
         )
     ]
+    for t in rec.get("repair_turns") or []:
+        turns.append(
+            TurnView(
+                f"turn {len(turns) + 1} · repair {t['index']} · {t['feedback']}",
+                t["request"],
+                t["response"],
+                t["decision"],
+                t["judgement"],
+                t["transport_error"],
+                t["tries"],
+                t["elapsed_ms"],
+                t["tool_results"],
+                anchor=user_turn,
+            )
+        )
     st = rec.get("second_turn")
     if st is not None:
         turns.append(
             TurnView(
-                "turn 2",
+                f"turn {len(turns) + 1}",
                 st["request"],
                 st["response"],
                 st["decision"],
@@ -205,6 +223,17 @@ class LiveSession:
         )
         await first_turn(
             state, self.project.system, self.project.contract, self._client, policy_for(self.config)
+        )
+        return state
+
+    async def repair(
+        self, state: AttemptState, style: FeedbackStyle, results: list[ToolResult]
+    ) -> AttemptState:
+        """Send the (possibly edited) feedback as the next repair turn and judge it."""
+        assert self._client is not None, "a repair turn needs the session of its first"
+        arm(state, style, self.config)
+        await repair_turn(
+            state, results, self.project.contract, self._client, policy_for(self.config)
         )
         return state
 

@@ -173,7 +173,7 @@ class AttemptScreen(ToolstandScreen):
 
     def action_toggle_turn(self) -> None:
         if not self.query_one(AttemptDetail).toggle_turn():
-            self.notify("This attempt had no second turn.", markup=False)
+            self.notify("This attempt had one turn only.", markup=False)
 
     def action_step(self, delta: int) -> None:
         row = self.history.step(self.row, delta)

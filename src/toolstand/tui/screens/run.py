@@ -33,10 +33,11 @@ from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.run_status import RunStatus
 from toolstand.tui.widgets.step_panel import StepPanel
-from toolstand.types import MODES, AttemptRecord, Mode
+from toolstand.types import MODES, AttemptRecord, FeedbackStyle, Mode
 
 # what the panels show: (case id, index of the configured run, mode)
 Key = tuple[str, object, Mode]
+TABS = 5  # turn 1, at most three repair turns, the second turn
 
 if TYPE_CHECKING:
     from toolstand.attempt import AttemptState
@@ -49,11 +50,13 @@ class RunScreen(ToolstandScreen):
 
     @dataclass
     class TurnDone(Message):
-        """A live turn came back (and, when the attempt ended, was recorded)."""
+        """A live turn came back (and, when the attempt ended, was recorded); ``step``
+        names the turn to edit next when it did not end: a repair or the second turn."""
 
         state: AttemptState
         rec: AttemptRecord | None
         path: str | None
+        step: str = "second"  # what the user edits next if the attempt is not over
 
     @dataclass
     class Recorded(Message):
@@ -65,7 +68,8 @@ class RunScreen(ToolstandScreen):
         super().__init__()
         self.session: LiveSession | None = None
         self.state: AttemptState | None = None
-        self.awaiting_step = False  # turn 1 done, turn 2 not sent yet
+        self.awaiting_step = False  # turn 1 done, turn 2 (or a repair turn) not sent yet
+        self.step_kind = "second"  # what ctrl+t sends: "repair" or "second"
         self.views: list[TurnView] = []
         self.showing: Key | None = None  # what the panels belong to
         self._turn = 0  # the index in views on screen
@@ -86,14 +90,16 @@ class RunScreen(ToolstandScreen):
             )  # fmt: skip
             yield Select([(m, m) for m in MODES], allow_blank=False, id="run-mode", compact=True)
         yield RunStatus(id="run-status")
-        yield Tabs(Tab("turn 1", id="turn-0"), Tab("turn 2", id="turn-1"), id="turns")
+        # turn 1, up to three repair turns, the second turn
+        yield Tabs(*(Tab(f"turn {i + 1}", id=f"turn-{i}") for i in range(TABS)), id="turns")
         yield ExchangeView()
         yield StepPanel(self.app.project.contract.tools, id="step")
         yield Footer()
 
     def on_mount(self) -> None:
         tabs = self.query_one(Tabs)
-        tabs.hide("turn-1")
+        for i in range(1, TABS):
+            tabs.hide(f"turn-{i}")
         tabs.display = False  # until there are two turns to choose from
         project = self.app.project
         if project.config is None:
@@ -236,14 +242,25 @@ class RunScreen(ToolstandScreen):
     async def _first_turn(
         self, index: int, case: Case, mode: Mode, left: AttemptState | None
     ) -> None:
-        from toolstand.attempt import wants_second_turn
-
         session = self._live()
         if left is not None:
             _, rec = await session.save(left)
             self.post_message(self.Recorded(rec))
         state = await session.first(index, case, mode)
-        if wants_second_turn(state):
+        await self._next_step(session, state)
+
+    async def _next_step(self, session: LiveSession, state: AttemptState) -> None:
+        """After a turn: a repair turn to edit when its call needs one, else the second
+        turn when it applies, else the attempt is recorded."""
+        from toolstand.attempt import wants_second_turn
+        from toolstand.tui.model.live_repair import repair_due
+
+        project = self.app.project
+        assert project.config is not None
+        if repair_due(state, project.contract, project.config):
+            self.post_message(self.TurnDone(state, None, None, "repair"))
+            return
+        if wants_second_turn(state) and state.second is None:
             self.post_message(self.TurnDone(state, None, None))
             return
         path, rec = await session.save(state)
@@ -267,9 +284,16 @@ class RunScreen(ToolstandScreen):
         if results is None or self.state is None:
             self._say("fix the tool results marked below first", "failed")
             return
-        self.query_one(RunStatus).start(visible(f"turn 2 · {self.state.case.id}"))
         self._started_for = self.showing
-        self._worker = self._second_turn(self.state, results)
+        if self.step_kind == "repair":
+            n = len(self.state.repairs) + 1
+            self.query_one(RunStatus).start(
+                visible(f"turn {n + 1} · repair {n} · {self.state.case.id}")
+            )
+            self._worker = self._repair_turn(self.state, results)
+        else:
+            self.query_one(RunStatus).start(visible(f"turn 2 · {self.state.case.id}"))
+            self._worker = self._second_turn(self.state, results)
         self.refresh_bindings()
 
     @work(exclusive=True, group="live", exit_on_error=False)
@@ -278,6 +302,39 @@ class RunScreen(ToolstandScreen):
         await session.second(state, results)
         path, rec = await session.save(state)
         self.post_message(self.TurnDone(state, rec, self._shown(path)))
+
+    @work(exclusive=True, group="live", exit_on_error=False)
+    async def _repair_turn(self, state: AttemptState, results: list[Any]) -> None:
+        session = self._live()
+        await session.repair(state, self._style(state), results)
+        await self._next_step(session, state)
+
+    def _style(self, state: AttemptState) -> FeedbackStyle:
+        """The attempt's feedback style: its arm once set, else the config's first."""
+        from toolstand.tui.model.live_repair import styles_for
+
+        config = self.app.project.config
+        assert config is not None
+        return state.feedback or styles_for(config)[0]
+
+    def _open_repair(self, state: AttemptState) -> None:
+        """The feedback for the last turn's calls, each style of it one pick away."""
+        from toolstand.tui.model.live_repair import feedback_for, styles_for
+
+        config, contract = self.app.project.config, self.app.project.contract
+        assert config is not None
+        style = self._style(state)
+        by_style = {s: feedback_for(state, s, contract) for s in styles_for(config)}
+        choices = [
+            {f"feedback: {s}": results[i].result for s, results in by_style.items()}
+            for i in range(len(by_style[style]))
+        ]
+        n = len(state.repairs) + 1
+        title = (
+            f"repair {n}: feedback to send ({style}) · ctrl+r edit · ctrl+l other styles"
+            " · ctrl+t sends"
+        )
+        self.query_one(StepPanel).open(by_style[style], choices, title)
 
     @on(TurnDone)
     def _turn_done(self, event: TurnDone) -> None:
@@ -294,9 +351,14 @@ class RunScreen(ToolstandScreen):
         self.showing = started_for
         panel = self.query_one(StepPanel)
         if event.rec is None:
-            self.awaiting_step = True
-            panel.open(default_results(event.state))
-            self._note = "edit the results below, ctrl+t sends turn 2"
+            self.awaiting_step, self.step_kind = True, event.step
+            if event.step == "repair":
+                self._open_repair(event.state)
+                n = len(event.state.repairs) + 1
+                self._note = f"edit the feedback below, ctrl+t sends repair turn {n}"
+            else:
+                panel.open(default_results(event.state))
+                self._note = "edit the results below, ctrl+t sends turn 2"
         else:
             self.awaiting_step = False
             panel.close()
@@ -411,7 +473,8 @@ class RunScreen(ToolstandScreen):
         self.query_one(StepPanel).close()
         self.query_one(ExchangeView).show(None)
         tabs = self.query_one(Tabs)
-        tabs.hide("turn-1")
+        for i in range(1, TABS):
+            tabs.hide(f"turn-{i}")
         tabs.display = False
         self.refresh_bindings()
 
@@ -420,10 +483,15 @@ class RunScreen(ToolstandScreen):
         first = tabs.get_tab("turn-0")
         if first is not None and self.views:
             first.label = "pasted" if self.views[0].label == "pasted" else "turn 1"
-        if len(self.views) > 1:
-            tabs.show("turn-1")
-        else:
-            tabs.hide("turn-1")
+        for i in range(1, TABS):
+            tab = tabs.get_tab(f"turn-{i}")
+            if i < len(self.views) and tab is not None:
+                tab.label = self.views[i].label.split(" · ")[0] + (
+                    f" · repair {i}" if "repair" in self.views[i].label else ""
+                )
+                tabs.show(f"turn-{i}")
+            else:
+                tabs.hide(f"turn-{i}")
         tabs.display = len(self.views) > 1  # one turn: the status names it, save the line
         tabs.active = f"turn-{index}"
         self._turn = index

@@ -12,6 +12,7 @@ from textual.widgets import Static, TextArea
 
 from toolstand.history import error_code
 from toolstand.printable import visible, visible_lines
+from toolstand.tui.model.turns import attempt_turns, repair_lines
 
 SHOWN_BYTES = 1 << 16  # a pane shows this much of a body; `y` copies the whole record
 
@@ -123,7 +124,7 @@ class AttemptDetail(Vertical):
 
     def show(self, rec: dict[str, Any], rejudged: dict[str, Any] | None = None) -> None:
         self.rec, self.rejudged = rec, rejudged
-        if self.turn == 2 and not isinstance(rec.get("second_turn"), dict):
+        if self.turn > len(attempt_turns(rec)):
             self.turn = 1
         self._fill()
 
@@ -132,10 +133,12 @@ class AttemptDetail(Vertical):
         self._fill()
 
     def toggle_turn(self) -> bool:
-        """Switch between the turns; False when the attempt had no second turn."""
-        if self.rec is None or not isinstance(self.rec.get("second_turn"), dict):
+        """Step to the next turn (repair turns, then the second turn), back to turn 1
+        after the last; False when the attempt had one turn only."""
+        turns = attempt_turns(self.rec) if self.rec is not None else []
+        if len(turns) < 2:
             return False
-        self.turn = 2 if self.turn == 1 else 1
+        self.turn = self.turn % len(turns) + 1
         self._fill()
         return True
 
@@ -143,11 +146,13 @@ class AttemptDetail(Vertical):
         rec = self.rec
         if rec is None:
             return
-        turn = rec if self.turn == 1 else rec.get("second_turn") or {}
+        turns = attempt_turns(rec)
+        shown_turn = turns[min(self.turn, len(turns)) - 1]
+        turn = shown_turn.body
         raw = turn.get("request") if self.show_request else turn.get("response")
         what = "request" if self.show_request else "raw response"
-        self.query_one("#pane-raw").border_title = f"{what} · turn {self.turn}"
-        self.query_one("#pane-decision").border_title = f"normalized decision · turn {self.turn}"
+        self.query_one("#pane-raw").border_title = f"{what} · {shown_turn.label}"
+        self.query_one("#pane-decision").border_title = f"normalized decision · {shown_turn.label}"
         self.query_one("#detail-raw", TextArea).load_text(shown(pretty(raw)))
         self.query_one("#detail-decision", TextArea).load_text(shown(pretty(turn.get("decision"))))
         head = (
@@ -164,6 +169,7 @@ class AttemptDetail(Vertical):
             self.query_one("#detail-judgement").border_title = "judgement (re-judged now)"
         else:
             self.query_one("#detail-judgement").border_title = "judgement (as recorded)"
+        lines += repair_lines(self.rejudged or rec, shown_turn)
         if rec.get("user"):
             lines.append(f"user: {rec['user']}")
         # each line one line: a message's own newlines and escapes are spelled

@@ -81,11 +81,14 @@ def verdict_text(view: TurnView) -> Text:
         out.append("tool results sent:\n", style="bold")
         for r in view.tool_results:
             result = r.get("result") or {}
-            state = (
-                "ok"
-                if result.get("ok") is not False
-                else (result.get("error") or {}).get("code", "error")
-            )
+            error = result.get("error")
+            if result.get("ok") is not False:
+                state = "ok"
+            elif isinstance(error, dict):
+                state = str(error.get("code", "error"))
+            else:  # a traceback's text (repair feedback): the line naming the exception
+                lines = str(error or "error").strip().splitlines()
+                state = next((x for x in lines if "Error: " in x), lines[-1])[:60]
             out.append(visible(f"  {r.get('name')} → {state}") + "\n")
     if view.transport_error is not None:
         te = view.transport_error

@@ -63,30 +63,70 @@ def rate_style(name: str, rate: Rate) -> str:
     return "$success" if good >= 0.9 else "$warning" if good >= 0.6 else "$error"
 
 
+def mode_label(g: GroupStats) -> str:
+    """The group's mode, and its repair arm when it has one ("auto · allowed")."""
+    return visible(g.mode + (f" · {g.feedback}" if g.feedback is not None else ""))
+
+
+REPAIR_SHORT = {
+    "first_attempt_validity": "1st valid",
+    "repair_success_rate": "repaired",
+    "repair_success_after_1": "≤1 repair",
+    "repair_success_after_2": "≤2 repairs",
+    "repair_success_after_3": "≤3 repairs",
+    "fallback_rate": "fallback",
+}
+
+
+def _rate_line(label: str, name: str, rate: Rate) -> Content:
+    ci = rate.interval
+    interval = f"{pct(ci[0])}–{pct(ci[1])}" if ci else "—"
+    nd = f"{rate.numerator}/{rate.denominator}"
+    return Content.assemble(
+        f"{label:<10} {pct(rate.value):>7} ",
+        (bar(rate.value), rate_style(name, rate)),
+        f" {nd:>11}  {interval}",
+    )
+
+
+def repair_lines(g: GroupStats) -> list[Content]:
+    """The repair block of a group with a feedback arm: the rates, the 1/2/3 curve,
+    repairs per success and the tokens the repair turns cost."""
+    if g.repair is None:
+        return []
+    r = g.repair
+    out = [
+        Content.styled(
+            f"repair turns · feedback {visible(r.feedback)} · {r.needed} needed repair", "bold"
+        )
+    ]
+    for name, rate in r.rates(g.metrics()["raw_schema_validity"]).items():
+        out.append(_rate_line(REPAIR_SHORT[name], name, rate))
+    rps, tok = r.repairs_per_success(), r.overhead_per_attempt()
+    out.append(
+        Content(
+            f"repairs per success {'—' if rps is None else f'{rps:.2f}'} · repair overhead "
+            f"{'—' if tok is None else f'{tok:,.0f}'} tokens per attempt that needed repair"
+        )
+    )
+    return out
+
+
 def metric_lines(g: GroupStats) -> list[Content]:
     """The highlighted group's metrics: rate, bar, counts and 95% interval per line."""
     te = visible(", ".join(f"{k} {n}" for k, n in g.transport_errors.most_common())) or "none"
     lat = g.latency()
     p50, p95 = lat.get("p50"), lat.get("p95")
     head = (
-        f"{group_name(g)} · {visible(g.mode)} · attempted {g.attempted} · scored {g.scored} · "
+        f"{group_name(g)} · {mode_label(g)} · attempted {g.attempted} · scored {g.scored} · "
         f"transport errors: {te}"
         + (f" · latency p50 {p50:.0f} ms p95 {p95:.0f} ms" if p50 is not None and p95 else "")
     )
     out = [Content.styled(head, "bold")]
     out.append(Content.styled(f"{'metric':<10} {'rate':>7} {'':10} {'n/d':>11}  95% CI", "dim"))
     for name, rate in g.metrics().items():
-        ci = rate.interval
-        interval = f"{pct(ci[0])}–{pct(ci[1])}" if ci else "—"
-        nd = f"{rate.numerator}/{rate.denominator}"
-        out.append(
-            Content.assemble(
-                f"{SHORT[name]:<10} {pct(rate.value):>7} ",
-                (bar(rate.value), rate_style(name, rate)),
-                f" {nd:>11}  {interval}",
-            )
-        )
-    return out
+        out.append(_rate_line(SHORT[name], name, rate))
+    return out + repair_lines(g)
 
 
 def error_counts(report: Report) -> list[tuple[str, str, str, int]]:
@@ -96,14 +136,16 @@ def error_counts(report: Report) -> list[tuple[str, str, str, int]]:
     for f in report.failures:
         key = (f.provider, f.model, f.mode)
         name = names.get(key) or visible(f"{f.provider}/{f.model}")
+        mode = f.mode + (f" · {f.feedback}" if f.feedback is not None else "")
         for e in f.errors:
-            counts[(name, f.mode, error_code(e))] += 1
+            counts[(name, mode, error_code(e))] += 1
         if f.second_turn_transport_error:
             code = f"second_turn.{f.second_turn_transport_error.get('code')}"
-            counts[(name, f.mode, code)] += 1
+            counts[(name, mode, code)] += 1
     for g in report.groups:
+        mode = g.mode + (f" · {g.feedback}" if g.feedback is not None else "")
         for code, n in g.transport_errors.items():
-            counts[(group_name(g), g.mode, f"transport.{code}")] += n
+            counts[(group_name(g), mode, f"transport.{code}")] += n
     return [
         (name, visible(mode), visible(code), n) for (name, mode, code), n in counts.most_common()
     ]
@@ -151,7 +193,9 @@ class ReportView(Vertical):
         # explicit widths: the table sizes columns from plain strings, not styled content
         names = [group_name(g) for g in report.groups]
         t.add_column("provider/model", key="group", width=max(map(len, names), default=14))
-        t.add_column("mode", key="mode", width=8)
+        t.add_column(
+            "mode", key="mode", width=max(8, *(len(mode_label(g)) for g in report.groups), 0)
+        )
         t.add_column(
             "scored",
             key="n",
@@ -164,7 +208,7 @@ class ReportView(Vertical):
         for i, g in enumerate(report.groups):
             cells: list[Any] = [
                 Content(group_name(g)),
-                Content(visible(g.mode)),
+                Content(mode_label(g)),
                 f"{g.scored}/{g.attempted}",
             ]
             for name, rate in g.metrics().items():
@@ -210,7 +254,7 @@ class ReportView(Vertical):
     def _cases(self, g: GroupStats) -> None:
         flaky = set(g.flaky_cases())
         self.query_one("#cases-title", Static).update(
-            f"{group_name(g)} · {visible(g.mode)}: {len(g.cases)} cases, {len(flaky)} flaky "
+            f"{group_name(g)} · {mode_label(g)}: {len(g.cases)} cases, {len(flaky)} flaky "
             "(repetitions disagree) · pick another group on the Metrics tab"
         )
         t = self.query_one("#case-table-r", DataTable)

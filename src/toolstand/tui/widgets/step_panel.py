@@ -23,16 +23,26 @@ def _pretty(value: Any) -> str:
 class StepPanel(VerticalScroll):
     """One row per call: a canned-result picker and the result as editable JSON."""
 
+    TITLE = "turn 2: tool results to send · ctrl+r edit · ctrl+l canned · ctrl+t sends"
+
     def __init__(self, tools: list[ToolSpec], id: str | None = None) -> None:
         super().__init__(id=id)
         self.calls: list[ToolResult] = []
         self._canned = canned_results(tools)
-        self.border_title = (
-            "turn 2: tool results to send · ctrl+r edit · ctrl+l canned · ctrl+t sends"
-        )
+        self._choices: list[dict[str, dict[str, Any]]] = []
+        self.border_title = self.TITLE
 
-    def open(self, results: list[ToolResult]) -> None:
+    def open(
+        self,
+        results: list[ToolResult],
+        choices: list[dict[str, dict[str, Any]]] | None = None,
+        title: str | None = None,
+    ) -> None:
+        """One editor per result; ``choices`` replace the canned results, per call (a
+        repair turn offers each feedback style of that call's problem)."""
         self.calls = list(results)
+        self._choices = choices if choices is not None else [self._canned for _ in results]
+        self.border_title = title or self.TITLE
         self.remove_children()
         rows = []
         areas = []
@@ -55,7 +65,7 @@ class StepPanel(VerticalScroll):
                     markup=False,
                 ),
                 Select(
-                    [(name, name) for name in self._canned],
+                    [(name, name) for name in self._choices[i]],
                     prompt="canned result…",
                     id=f"canned-{i}",
                     classes="canned",
@@ -107,7 +117,8 @@ class StepPanel(VerticalScroll):
         if event.value is Select.NULL or not event.select.id:
             return
         i = event.select.id.removeprefix("canned-")
-        self.query_one(f"#result-{i}", TextArea).load_text(_pretty(self._canned[str(event.value)]))
+        chosen = self._choices[int(i)][str(event.value)]
+        self.query_one(f"#result-{i}", TextArea).load_text(_pretty(chosen))
         event.select.clear()
 
     def results(self) -> list[ToolResult] | None:

@@ -1,0 +1,202 @@
+"""The workers of one run: a queue of attempts, ``parallelism`` of them in flight.
+
+Requests are spread over several httpx clients per run (one client's pool slows down
+with many queued requests); each finished attempt is written and flushed at once, and
+a failed write stops every worker (runner.py says what to do next).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any
+
+import httpx
+
+from toolstand.attempt import Target, policy_for, run_attempt
+from toolstand.config import Config
+from toolstand.history import HistoryWriteError, IndexedWriter
+from toolstand.transport import make_client
+from toolstand.types import AttemptRecord
+
+if TYPE_CHECKING:
+    from toolstand.runner import Inputs, WorkItem
+
+CLIENT_SHARE = 16  # requests in flight per httpx client
+
+
+@dataclass
+class Progress:
+    total: int
+    out: IO[str] = field(default_factory=lambda: sys.stderr)
+    done: int = 0
+    failed: int = 0
+    transport: int = 0
+    t0: float = field(default_factory=time.monotonic)
+    _last: float = 0.0
+
+    def tick(self, rec: Mapping[str, Any]) -> None:
+        self.done += 1
+        if rec.get("transport_error"):
+            self.transport += 1
+        elif (rec.get("judgement") or {}).get("verdict") == "fail":
+            self.failed += 1
+        now = time.monotonic()
+        if now - self._last >= 0.5 or self.done == self.total:
+            self._last = now
+            self.out.write(self.line() + ("\n" if not self.out.isatty() else "\r"))
+            self.out.flush()
+
+    def line(self) -> str:
+        elapsed = max(time.monotonic() - self.t0, 1e-9)
+        rate = self.done / elapsed
+        eta = (self.total - self.done) / rate if rate > 0 else 0.0
+        return (
+            f"[{self.done}/{self.total}] failed {self.failed}  transport errors {self.transport}  "
+            f"{rate:.1f}/s  ETA {eta:.0f}s"
+        )
+
+
+class RateLimiter:
+    """At most ``rpm`` request starts a minute, evenly spaced."""
+
+    def __init__(self, rpm: float | None) -> None:
+        self.interval = 60.0 / rpm if rpm else 0.0
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        async with self._lock:
+            now = time.monotonic()
+            delay = self._next - now
+            self._next = max(now, self._next) + self.interval
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+def clients_for(config: Config) -> list[list[httpx.AsyncClient]]:
+    """Clients of their own per run: no connection or state is shared between providers."""
+    n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
+    return [
+        [
+            make_client(
+                connect_timeout=config.timeouts.connect_s,
+                read_timeout=config.timeouts.read_s,
+                max_connections=min(config.parallelism, CLIENT_SHARE),
+                loopback_only=r.simulated,
+                plain_http=r.plain_http,
+            )
+            for _ in range(n_clients)
+        ]
+        for r in config.runs
+    ]
+
+
+class Work:
+    """What the workers of one run share: the queue, the writer and the counts."""
+
+    def __init__(
+        self,
+        inputs: Inputs,
+        run_id: str,
+        writer: IndexedWriter,
+        todo: list[WorkItem],
+        progress_out: IO[str] | None,
+        on_record: Callable[[AttemptRecord], None] | None,
+    ) -> None:
+        config = inputs.config
+        self.inputs, self.run_id, self.writer, self.on_record = inputs, run_id, writer, on_record
+        self.queue: asyncio.Queue[WorkItem] = asyncio.Queue()
+        for it in todo:
+            self.queue.put_nowait(it)
+        self.verdicts: Counter[str] = Counter()
+        self.progress = Progress(len(todo), progress_out) if progress_out is not None else None
+        self.policy = policy_for(config)
+        self.limiters = [RateLimiter(r.requests_per_minute) for r in config.runs]
+        self.stopped: list[HistoryWriteError] = []  # the write that failed: every worker stops
+        self.clients: list[list[httpx.AsyncClient]] = []
+        self.targets: list[Target] = []
+
+    def next_item(self) -> WorkItem | None:
+        if self.stopped:
+            return None
+        try:
+            return self.queue.get_nowait()
+        except asyncio.QueueEmpty:
+            return None
+
+    def keep(self, rec: AttemptRecord) -> bool:
+        """Write one record and count it; False when the write failed (the run stops)."""
+        try:
+            self.writer.write(rec)
+        except HistoryWriteError as exc:
+            self.stopped.append(exc)
+            return False
+        j = rec["judgement"]  # None exactly when transport_error is set
+        self.verdicts["transport_error" if j is None else j["verdict"]] += 1
+        if self.progress is not None:
+            self.progress.tick(rec)
+        if self.on_record is not None:
+            self.on_record(rec)
+        return True
+
+
+async def run_workers(
+    work: Work, targets: contextlib.AbstractAsyncContextManager[list[Target]]
+) -> None:
+    """``parallelism`` workers over the queue, with the simulator and clients up meanwhile."""
+    config = work.inputs.config
+    work.clients = clients_for(config)
+    async with targets as made:
+        work.targets = made
+        try:
+            await asyncio.gather(*(_worker(work, i) for i in range(config.parallelism)))
+        finally:  # before the simulator stops, as their connections go to it
+            for c in (c for per_run in work.clients for c in per_run):
+                await c.aclose()
+
+
+async def _worker(work: Work, slot: int) -> None:
+    while (it := work.next_item()) is not None:
+        await work.limiters[it.run_index].wait()
+        rec = await _attempt(work, it, slot)
+        if rec is not None and not work.keep(rec):
+            return
+
+
+async def _attempt(work: Work, it: WorkItem, slot: int) -> AttemptRecord | None:
+    """One attempt's record; None (said on stderr) when toolstand itself failed."""
+    inputs, config = work.inputs, work.inputs.config
+    clients = work.clients[it.run_index]
+    try:
+        return await run_attempt(
+            work.targets[it.run_index],
+            it.case,
+            it.mode,
+            it.attempt,
+            work.run_id,
+            contract=inputs.contract,
+            config=config,
+            system=inputs.system,
+            client=clients[slot % len(clients)],
+            policy=work.policy,
+            feedback=it.feedback,
+        )
+    except Exception as exc:  # a toolstand bug: say so, keep the run going
+        # nothing is written, so --resume retries this attempt later
+        work.verdicts["crashed"] += 1
+        arm = f" feedback {it.feedback}" if it.feedback else ""
+        where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode}{arm} #{it.attempt}"
+        print(
+            f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "
+            "please report it; --resume retries it)",
+            file=sys.stderr,
+        )
+        return None

@@ -1,0 +1,62 @@
+"""Repair turns on the Run screen, one step at a time (no Textual).
+
+After a turn 1 whose call fails its schema, the screen offers the fake executor's
+validation problem in a feedback style, lets the user edit it, and sends it as a
+repair turn (design.md, Repair turn), as many times as the budget allows: the config's
+``repair.max_repairs``, or 3 when the config asks for none. The attempt's arm is the
+style of its first repair turn; the record is the runner's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolstand.adapters.base import ToolResult
+from toolstand.attempt import AttemptState
+from toolstand.config import Config
+from toolstand.contract import Contract
+from toolstand.repair_feedback import decision_needs_repair, repair_results
+from toolstand.types import FEEDBACK_STYLES, FeedbackStyle
+
+MAX_REPAIRS = 3
+
+
+def styles_for(config: Config) -> list[FeedbackStyle]:
+    """The feedback styles to offer, the config's arms first."""
+    arms = [a for a in config.feedback_arms if a is not None]
+    return arms + [s for s in FEEDBACK_STYLES if s not in arms]
+
+
+def budget(config: Config) -> int:
+    r = config.repair
+    return r.max_repairs if r is not None and r.max_repairs > 0 else MAX_REPAIRS
+
+
+def repair_due(state: AttemptState, contract: Contract, config: Config) -> bool:
+    """The last turn has a call that needs repair and the budget is not spent."""
+    last = state.repairs[-1].turn if state.repairs else state.first
+    if last is None or last.decision is None or len(state.repairs) >= budget(config):
+        return False
+    return decision_needs_repair(last.decision, contract)
+
+
+def feedback_for(state: AttemptState, style: str, contract: Contract) -> list[ToolResult]:
+    """What the fake executor answers the last turn's calls in ``style`` (to edit)."""
+    last = state.repairs[-1].turn if state.repairs else state.first
+    assert last is not None and last.decision is not None
+    return repair_results(last.decision, style, contract, state.case)
+
+
+def arm(state: AttemptState, style: FeedbackStyle, config: Config) -> None:
+    """Make ``state`` a repair attempt in ``style`` (its first repair turn fixes the arm)."""
+    if state.feedback is None:
+        state.feedback, state.max_repairs = style, budget(config)
+        state.repair_needed = True
+
+
+def edited(results: list[ToolResult], texts: list[Any]) -> list[ToolResult]:
+    """The results with each one's value replaced by the user's edit (a JSON object)."""
+    return [
+        ToolResult(r.call_id, r.call_id_synthesized, r.name, t if isinstance(t, dict) else r.result)
+        for r, t in zip(results, texts, strict=True)
+    ]
