@@ -227,6 +227,37 @@ def _err(code: str, **kw: Any) -> dict[str, Any]:
     return out
 
 
+@dataclass
+class _Scene:
+    """What one first turn is judged against: the expectation as the mode reads it,
+    the calls analysed, and how they pair with the expected calls."""
+
+    case: Case
+    decision: ModelDecision
+    control: bool
+    expects_call: bool
+    expected: list[ExpectedCall]
+    infos: list[_CallInfo]
+    pairs: list[tuple[int, int]]
+    unsafe: list[_CallInfo]
+    blocked: list[_CallInfo]
+
+    @property
+    def matched(self) -> dict[int, int]:
+        return dict(self.pairs)
+
+
+@dataclass
+class _ArgumentScores:
+    """Exact and normalized argument matches of the paired calls to the right tool."""
+
+    denominator: int = 0
+    exact_correct: int = 0
+    normalized_correct: int = 0
+    exact: dict[int, bool | None] = field(default_factory=dict)
+    normalized: dict[int, bool | None] = field(default_factory=dict)
+
+
 def judge(
     case: Case,
     decision: ModelDecision,
@@ -239,136 +270,166 @@ def judge(
 
     ``no_tools`` is a control: nothing was offered, so every case is judged as expecting
     no call (a call reported there points at the parser, seed 000)."""
+    scene = _scene(case, decision, contract, offered_tools, mode)
+    scores = _score_arguments(scene)
+    turn_errors = _expected_call_errors if scene.expects_call else _no_call_errors
+    errors = turn_errors(scene, scores)
+    errors += [_err("unsafe_call", call_index=i.index, actual=i.call.name) for i in scene.unsafe]
+    errors += [
+        _err("policy_blocked", call_index=i.index, actual=i.call.name) for i in scene.blocked
+    ]
+    # nothing was offered in the control: a call there is a parser bug
+    flags = ["no_tools_call"] if scene.control and scene.infos else []
+    return {
+        "verdict": "fail" if errors else "pass",
+        "errors": errors,
+        "calls": _call_rows(scene, scores),
+        "unsafe": bool(scene.unsafe),
+        "flags": flags,
+        "metrics": _metrics(scene, scores),
+    }
+
+
+def _scene(
+    case: Case,
+    decision: ModelDecision,
+    contract: Contract,
+    offered_tools: list[str] | None,
+    mode: str,
+) -> _Scene:
     expect = case.expect
     control = mode == "no_tools"
     offered = set(offered_tools) if offered_tools is not None else set(contract.by_name)
     expects_call = expect.kind == "tool_call" and not control
     expected = expect.expected_calls if expects_call else []
     infos = [_analyse(c, i, contract, offered) for i, c in enumerate(decision.calls)]
-    errors: list[dict[str, Any]] = []
-    flags: list[str] = []
-    if control and infos:
-        flags.append("no_tools_call")  # nothing was offered: a call here is a parser bug
     pairs = match_calls(infos, expected, expect.order) if expected else []
-    matched = {ci: ei for ci, ei in pairs}
     unsafe = [i for i in infos if _is_unsafe(i, expected)]
     # a contract tool left out by active_tools; in the control nothing was offered at all
     blocked = [i for i in infos if i.spec is not None and not i.offered and not control]
+    return _Scene(case, decision, control, expects_call, expected, infos, pairs, unsafe, blocked)
 
-    exact_den = exact_ok = norm_ok = 0
-    call_rows: list[dict[str, Any]] = []
-    exact_flags: dict[int, bool | None] = {}
-    norm_flags: dict[int, bool | None] = {}
-    for ci, ei in pairs:
+
+def _score_arguments(scene: _Scene) -> _ArgumentScores:
+    scores = _ArgumentScores()
+    for ci, ei in scene.pairs:
+        info, exp = scene.infos[ci], scene.expected[ei]
+        if info.call.name != exp.tool or exp.arguments is None:
+            continue
+        ok = info.call.arguments is not None and canonical_equal(info.call.arguments, exp.arguments)
+        schema = info.spec.parameters if info.spec else None
+        eff = info.effective_arguments
+        nok = eff is not None and canonical_equal(
+            normalize(eff, schema), normalize(exp.arguments, schema)
+        )
+        scores.denominator += 1
+        scores.exact_correct += ok
+        scores.normalized_correct += nok
+        scores.exact[ci], scores.normalized[ci] = ok, nok
+    return scores
+
+
+def _expected_call_errors(scene: _Scene, scores: _ArgumentScores) -> list[dict[str, Any]]:
+    """The codes of a turn that should have called: no call, or the calls made."""
+    infos, expected = scene.infos, scene.expected
+    if not infos:
+        return _answer_without_call(scene)
+    errors: list[dict[str, Any]] = []
+    if len(infos) != len(expected):
+        errors.append(_err("call_count_mismatch", expected=len(expected), actual=len(infos)))
+    for ci, ei in scene.pairs:
         info, exp = infos[ci], expected[ei]
-        if info.call.name == exp.tool and exp.arguments is not None:
-            exact_den += 1
-            ok = info.call.arguments is not None and canonical_equal(
-                info.call.arguments, exp.arguments
+        if info.call.name != exp.tool:
+            errors.append(
+                _err("wrong_tool", call_index=ci, expected=exp.tool, actual=info.call.name)
             )
-            schema = info.spec.parameters if info.spec else None
-            eff = info.effective_arguments
-            nok = eff is not None and canonical_equal(
-                normalize(eff, schema), normalize(exp.arguments, schema)
-            )
-            exact_ok += ok
-            norm_ok += nok
-            exact_flags[ci], norm_flags[ci] = ok, nok
-
-    if expects_call:
-        if not infos:
-            if decision.kind == "refusal":
-                errors.append(_err("unexpected_refusal", actual=decision.refusal or decision.text))
-            elif decision.truncated or decision.kind == "invalid":
-                errors.append(_no_answer(decision, expects_call=True))
-            else:
-                errors.append(
-                    _err("missing_call", expected=_exp_repr(expected), actual=decision.text)
-                )
-        else:
-            if len(infos) != len(expected):
-                errors.append(
-                    _err("call_count_mismatch", expected=len(expected), actual=len(infos))
-                )
-            for ci, ei in pairs:
-                info, exp = infos[ci], expected[ei]
-                if info.call.name != exp.tool:
-                    errors.append(
-                        _err("wrong_tool", call_index=ci, expected=exp.tool, actual=info.call.name)
-                    )
-                    continue
-                errors += _argument_errors(info, exp, exact_flags.get(ci))
-            forbidden = expect.forbidden_tools or set()
-            for info in infos:
-                if info.index in matched:
-                    continue
-                if info.spec is None:  # an extra call to a tool in no contract
-                    errors.append(_err("wrong_tool", call_index=info.index, actual=info.call.name))
-                elif info.call.name in forbidden:
-                    errors.append(
-                        _err("unexpected_call", call_index=info.index, actual=info.call.name)
-                    )
-    else:
-        # the control checks text only for cases that expect text (design.md, Modes)
-        needles = expect.contains_any if not control or expect.kind == "text" else None
-        if infos:
-            errors.append(_err("unexpected_call", actual=[i.call.name for i in infos]))
-        elif decision.kind == "refusal":
-            if expect.kind == "text":
-                errors.append(_err("unexpected_refusal", actual=decision.refusal or decision.text))
-        elif decision.truncated or decision.kind == "invalid":
-            errors.append(_no_answer(decision, expects_call=False))
-        elif needles and not _contains_any(decision.text, needles):
-            errors.append(_err("text_mismatch", expected=needles, actual=decision.text))
-    for info in unsafe:
-        errors.append(_err("unsafe_call", call_index=info.index, actual=info.call.name))
-    for info in blocked:
-        errors.append(_err("policy_blocked", call_index=info.index, actual=info.call.name))
-
+            continue
+        errors += _argument_errors(info, exp, scores.exact.get(ci))
+    forbidden = scene.case.expect.forbidden_tools or set()
+    matched = scene.matched
     for info in infos:
+        if info.index in matched:
+            continue
+        if info.spec is None:  # an extra call to a tool in no contract
+            errors.append(_err("wrong_tool", call_index=info.index, actual=info.call.name))
+        elif info.call.name in forbidden:
+            errors.append(_err("unexpected_call", call_index=info.index, actual=info.call.name))
+    return errors
+
+
+def _no_call_errors(scene: _Scene, scores: _ArgumentScores) -> list[dict[str, Any]]:
+    """The codes of a turn that should not have called (or the control)."""
+    if scene.infos:
+        return [_err("unexpected_call", actual=[i.call.name for i in scene.infos])]
+    return _answer_without_call(scene)
+
+
+def _answer_without_call(scene: _Scene) -> list[dict[str, Any]]:
+    """The codes of a turn with no call: a refusal, a cut or unreadable answer, or text.
+
+    Where a call was expected a refusal is ``unexpected_refusal`` and text is
+    ``missing_call``; where none was, a refusal fails only a case that expects text, and
+    ``contains_any`` is checked (the control checks it only for cases that expect text,
+    design.md, Modes)."""
+    decision, expect = scene.decision, scene.case.expect
+    if decision.kind == "refusal":
+        if scene.expects_call or expect.kind == "text":
+            return [_err("unexpected_refusal", actual=decision.refusal or decision.text)]
+        return []
+    if decision.truncated or decision.kind == "invalid":
+        return [_no_answer(decision, expects_call=scene.expects_call)]
+    if scene.expects_call:
+        return [_err("missing_call", expected=_exp_repr(scene.expected), actual=decision.text)]
+    needles = expect.contains_any if not scene.control or expect.kind == "text" else None
+    if needles and not _contains_any(decision.text, needles):
+        return [_err("text_mismatch", expected=needles, actual=decision.text)]
+    return []
+
+
+def _call_rows(scene: _Scene, scores: _ArgumentScores) -> list[dict[str, Any]]:
+    matched = scene.matched
+    rows = []
+    for info in scene.infos:
         mi = matched.get(info.index)
-        call_rows.append(
+        rows.append(
             {
                 "index": info.index,
                 "name": info.call.name,
                 "known_tool": info.spec is not None,
                 "offered": info.offered,
                 "matched_expected": mi,
-                "right_tool": mi is not None and expected[mi].tool == info.call.name,
+                "right_tool": mi is not None and scene.expected[mi].tool == info.call.name,
                 "repair": info.repair,
                 "repaired_arguments": info.repaired,
                 "repairs": info.repairs,
-                "exact": exact_flags.get(info.index),
-                "normalized": norm_flags.get(info.index),
-                "unsafe": info in unsafe,
+                "exact": scores.exact.get(info.index),
+                "normalized": scores.normalized.get(info.index),
+                "unsafe": info in scene.unsafe,
             }
         )
+    return rows
+
+
+def _metrics(scene: _Scene, scores: _ArgumentScores) -> dict[str, Any]:
+    infos = scene.infos
     called = bool(infos)
     selection: bool | None = None
-    if expects_call:
-        selection = Counter(i.call.name for i in infos) == Counter(e.tool for e in expected)
-    metrics = {
-        "expects_call": expects_call,
+    if scene.expects_call:
+        selection = Counter(i.call.name for i in infos) == Counter(e.tool for e in scene.expected)
+    return {
+        "expects_call": scene.expects_call,
         "called": called,
-        "decision_correct": called == expects_call,
+        "decision_correct": called == scene.expects_call,
         "tool_selection_correct": selection,
         # raw schema validity: a tool in no contract has no schema to pass
         "calls_made": sum(1 for i in infos if i.spec is not None),
         "calls_unknown_tool": sum(1 for i in infos if i.spec is None),
         "calls_schema_valid": sum(1 for i in infos if i.raw_valid),
-        "exact_denominator": exact_den,
-        "exact_correct": exact_ok,
-        "normalized_correct": norm_ok,
-        "unsafe": bool(unsafe),
-        "signature": signature(decision),
-    }
-    return {
-        "verdict": "fail" if errors else "pass",
-        "errors": errors,
-        "calls": call_rows,
-        "unsafe": bool(unsafe),
-        "flags": flags,
-        "metrics": metrics,
+        "exact_denominator": scores.denominator,
+        "exact_correct": scores.exact_correct,
+        "normalized_correct": scores.normalized_correct,
+        "unsafe": bool(scene.unsafe),
+        "signature": signature(scene.decision),
     }
 
 
