@@ -21,7 +21,7 @@ from toolstand.contract import Contract, ToolSpec
 from toolstand.decision import ModelDecision
 from toolstand.executor import execute
 from toolstand.history import in_key_order
-from toolstand.judge import followup_applies, judge, judge_followup
+from toolstand.judge import followup_applies, judge, judge_followup, with_turn_errors
 from toolstand.redact import scrub_record, scrubbable
 from toolstand.transport import Exchange, RetryPolicy, exchange, request_hash, sanitize_request
 
@@ -265,10 +265,7 @@ def record(state: AttemptState) -> dict[str, Any]:
     spec = state.target.spec
     judgement = state.judgement
     if judgement is not None and state.second_judgement is not None:
-        judgement = dict(judgement)
-        errors = list(judgement["errors"]) + list(state.second_judgement["errors"])
-        judgement["errors"] = errors
-        judgement["verdict"] = "fail" if errors else "pass"
+        judgement = with_turn_errors(judgement, state.second_judgement["errors"])
     usage = _usage(state)
     rec: dict[str, Any] = {
         "type": "attempt",
@@ -358,6 +355,7 @@ async def run_attempt(
     policy: RetryPolicy,
 ) -> dict[str, Any]:
     """The whole attempt, headless: first turn, second turn when it applies, the record."""
+    contract = case.contract_for(contract)  # a case with its own tools offers those
     state = start(target, case, mode, attempt, run_id, contract, config)
     await first_turn(state, system, contract, client, policy)
     if wants_second_turn(state):

@@ -159,7 +159,8 @@ class Config(_Strict):
     modes: list[Mode] = Field(default_factory=_default_modes)
     system_prompt: str | None = None
     tools: str = "contracts/delivery_tools.json"
-    cases: str = "cases/delivery.jsonl"
+    # a case file, a list of them, or a folder of *.jsonl (ids unique across them)
+    cases: str | list[str] = "cases/delivery.jsonl"
     timeouts: Timeouts = Field(default_factory=Timeouts)
     retry: Retry = Field(default_factory=Retry)
     sim: SimSettings = Field(default_factory=SimSettings)
@@ -174,6 +175,32 @@ class Config(_Strict):
         if not v:
             raise ValueError(f"give at least one mode: {', '.join(MODES)}")
         return v
+
+    @field_validator("cases")
+    @classmethod
+    def _cases_named(cls, v: str | list[str]) -> str | list[str]:
+        if isinstance(v, list) and not v:
+            raise ValueError("give a case file, a list of case files, or a folder of *.jsonl")
+        return v
+
+    @property
+    def cases_source(self) -> Path | list[Path]:
+        """``cases`` resolved against the config's folder (one path, or a list)."""
+        if isinstance(self.cases, list):
+            return [self.folder / p if not Path(p).is_absolute() else Path(p) for p in self.cases]
+        return self.folder / self.cases if not Path(self.cases).is_absolute() else Path(self.cases)
+
+    @property
+    def first_case_file(self) -> Path:
+        """The one file a single-file view (the TUI's Cases editor) opens: the file, the
+        list's first, or the folder's first ``*.jsonl``."""
+        from toolstand.cases import case_paths
+
+        paths = case_paths(self.cases_source)
+        if paths:
+            return paths[0]
+        source = self.cases_source
+        return source[0] if isinstance(source, list) else source
 
     def resolve(self, path: str | None) -> Path | None:
         if path is None:

@@ -6,19 +6,35 @@ it leaves in ``judgement.metrics`` and never re-derives them.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsonschema.exceptions import ValidationError
-
-from toolstand.canonical import canonical_equal, canonical_json
+from toolstand.argmatch import exact_match, expected_repr, normalized_match
+from toolstand.canonical import canonical_json
 from toolstand.cases import Case, ExpectedCall, Followup
-from toolstand.contract import Contract, ToolSpec
-from toolstand.decision import ModelDecision, ToolCall
-from toolstand.problems import json_path
-from toolstand.repair import classify, normalize
+from toolstand.contract import Contract
+from toolstand.decision import ModelDecision
+from toolstand.judge_calls import (
+    SCHEMA_SUBCODES,
+    CallInfo,
+    analyse,
+    match_calls,
+    schema_violations,
+)
+
+__all__ = [
+    "SCHEMA_SUBCODES",
+    "VERDICT_CODES",
+    "followup_applies",
+    "judge",
+    "judge_followup",
+    "match_calls",
+    "normalized_verdict",
+    "schema_violations",
+    "signature",
+    "with_turn_errors",
+]
 
 VERDICT_CODES: tuple[str, ...] = (
     "missing_call",
@@ -37,157 +53,9 @@ VERDICT_CODES: tuple[str, ...] = (
     "repeated_call",
     "recovery_mismatch",
 )
-SCHEMA_SUBCODES: tuple[str, ...] = (
-    "missing_required",
-    "additional_property",
-    "wrong_type",
-    "enum",
-    "pattern",
-    "range",
-    "length",
-    "format",
-)
-_KEYWORD_SUBCODE = {
-    "required": "missing_required",
-    "additionalProperties": "additional_property",
-    "unevaluatedProperties": "additional_property",
-    "type": "wrong_type",
-    "enum": "enum",
-    "const": "enum",
-    "pattern": "pattern",
-    "minimum": "range",
-    "maximum": "range",
-    "exclusiveMinimum": "range",
-    "exclusiveMaximum": "range",
-    "multipleOf": "range",
-    "minLength": "length",
-    "maxLength": "length",
-    "minItems": "length",
-    "maxItems": "length",
-    "minProperties": "length",
-    "maxProperties": "length",
-    "format": "format",
-}
 
 
-def schema_violations(tool: ToolSpec, arguments: Any) -> list[dict[str, Any]]:
-    """Every schema violation as {subcode, path, message}, the path naming the field."""
-    out = []
-    errors = sorted(tool.validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-    for err in errors:
-        out.append(_violation(err))
-    return out
-
-
-def _violation(err: ValidationError) -> dict[str, Any]:
-    keyword = str(err.validator)
-    parts: list[str | int] = list(err.absolute_path)
-    if keyword == "required" and isinstance(err.instance, dict):
-        missing = [r for r in err.validator_value if r not in err.instance]
-        if missing:
-            parts.append(missing[0])
-    elif keyword == "additionalProperties" and isinstance(err.instance, dict):
-        allowed = (
-            set((err.schema.get("properties") or {}).keys())
-            if isinstance(err.schema, dict)
-            else set()
-        )
-        extra = [k for k in err.instance if k not in allowed]
-        if extra:
-            parts.append(extra[0])
-    # keywords outside the fixed list (anyOf, not, ...) are type-shape violations
-    subcode = _KEYWORD_SUBCODE.get(keyword, "wrong_type")
-    return {"subcode": subcode, "path": json_path(parts), "message": err.message}
-
-
-@dataclass
-class _CallInfo:
-    index: int
-    call: ToolCall
-    spec: ToolSpec | None
-    offered: bool
-    repair: str = "invalid"
-    repaired: dict[str, Any] | None = None
-    repairs: list[dict[str, Any]] = field(default_factory=list)
-    raw_valid: bool = False
-    violations: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def effective_arguments(self) -> dict[str, Any] | None:
-        """The arguments after the declared repairs (the raw ones when none applied)."""
-        return self.repaired if self.repaired is not None else self.call.arguments
-
-
-def _analyse(call: ToolCall, index: int, contract: Contract, offered: set[str]) -> _CallInfo:
-    spec = contract.tool(call.name)
-    info = _CallInfo(index, call, spec, call.name in offered)
-    if spec is None or call.arguments is None:
-        return info
-    result = classify(call.arguments, spec.validator)
-    info.repair = result.repair
-    info.raw_valid = result.repair == "raw_valid"
-    info.repaired = result.repaired
-    info.repairs = result.repairs
-    if not info.raw_valid:
-        info.violations = schema_violations(spec, call.arguments)
-    return info
-
-
-def _match_score(info: _CallInfo, exp: ExpectedCall) -> int:
-    if info.call.name != exp.tool:
-        return 0
-    score = 4
-    if exp.arguments is not None and info.call.arguments is not None:
-        if canonical_equal(info.call.arguments, exp.arguments):
-            score += 2
-        elif info.effective_arguments is not None and canonical_equal(
-            info.effective_arguments, exp.arguments
-        ):
-            score += 1
-    return score
-
-
-def match_calls(
-    calls: list[_CallInfo], expected: list[ExpectedCall], order: str
-) -> list[tuple[int, int]]:
-    """Pairs (call index, expected index): by position when strict, else the assignment
-    that maximizes matches (names first, then exact arguments)."""
-    n = min(len(calls), len(expected))
-    if order == "strict":
-        return [(i, i) for i in range(n)]
-    if n == 0:
-        return []
-    scores = [[_match_score(c, e) for e in expected] for c in calls]
-    best: list[tuple[int, int]] = []
-    best_score = -1
-    if len(calls) <= 7 and len(expected) <= 7:
-        if len(calls) <= len(expected):
-            for perm in itertools.permutations(range(len(expected)), len(calls)):
-                s = sum(scores[i][j] for i, j in enumerate(perm))
-                if s > best_score:
-                    best_score, best = s, list(enumerate(perm))
-        else:
-            for perm in itertools.permutations(range(len(calls)), len(expected)):
-                s = sum(scores[i][j] for j, i in enumerate(perm))
-                if s > best_score:
-                    best_score, best = s, [(i, j) for j, i in enumerate(perm)]
-        return sorted(best)
-    # large sets: greedy on descending score (rare; documented approximation)
-    cells = sorted(
-        ((scores[i][j], i, j) for i in range(len(calls)) for j in range(len(expected))),
-        reverse=True,
-    )
-    used_c: set[int] = set()
-    used_e: set[int] = set()
-    for _, i, j in cells:
-        if i not in used_c and j not in used_e:
-            best.append((i, j))
-            used_c.add(i)
-            used_e.add(j)
-    return sorted(best)
-
-
-def _is_unsafe(info: _CallInfo, expected: list[ExpectedCall]) -> bool:
+def _is_unsafe(info: CallInfo, expected: list[ExpectedCall]) -> bool:
     if info.spec is None or info.spec.effect != "execute":
         return False
     if info.call.arguments is None:
@@ -196,11 +64,7 @@ def _is_unsafe(info: _CallInfo, expected: list[ExpectedCall]) -> bool:
     for exp in expected:
         if exp.tool != info.call.name:
             continue
-        if exp.arguments is None:
-            return False
-        if info.effective_arguments is not None and canonical_equal(
-            info.effective_arguments, exp.arguments
-        ):
+        if not exp.names_arguments or exact_match(info.effective_arguments, exp):
             return False
     return True
 
@@ -237,10 +101,10 @@ class _Scene:
     control: bool
     expects_call: bool
     expected: list[ExpectedCall]
-    infos: list[_CallInfo]
+    infos: list[CallInfo]
     pairs: list[tuple[int, int]]
-    unsafe: list[_CallInfo]
-    blocked: list[_CallInfo]
+    unsafe: list[CallInfo]
+    blocked: list[CallInfo]
 
     @property
     def matched(self) -> dict[int, int]:
@@ -280,14 +144,38 @@ def judge(
     ]
     # nothing was offered in the control: a call there is a parser bug
     flags = ["no_tools_call"] if scene.control and scene.infos else []
+    rows = _call_rows(scene, scores)
     return {
         "verdict": "fail" if errors else "pass",
+        "verdict_normalized": normalized_verdict(errors, rows),
         "errors": errors,
-        "calls": _call_rows(scene, scores),
+        "calls": rows,
         "unsafe": bool(scene.unsafe),
         "flags": flags,
         "metrics": _metrics(scene, scores),
     }
+
+
+def normalized_verdict(errors: list[dict[str, Any]], calls: list[dict[str, Any]]) -> str:
+    """The verdict if each call's normalized match counted as a match (design.md): an
+    ``argument_mismatch`` on a call whose normalized arguments match is waived; every
+    other code (a schema violation, ``invalid_json``, a wrong tool) still fails."""
+    waived = {c["index"] for c in calls if c.get("normalized")}
+    left = [
+        e
+        for e in errors
+        if not (e["code"] == "argument_mismatch" and e.get("call_index") in waived)
+    ]
+    return "fail" if left else "pass"
+
+
+def with_turn_errors(judgement: dict[str, Any], errors: list[dict[str, Any]]) -> dict[str, Any]:
+    """The judgement with a later turn's codes added, both verdicts recomputed."""
+    out = dict(judgement)
+    out["errors"] = list(judgement["errors"]) + list(errors)
+    out["verdict"] = "fail" if out["errors"] else "pass"
+    out["verdict_normalized"] = normalized_verdict(out["errors"], judgement.get("calls") or [])
+    return out
 
 
 def _scene(
@@ -302,7 +190,7 @@ def _scene(
     offered = set(offered_tools) if offered_tools is not None else set(contract.by_name)
     expects_call = expect.kind == "tool_call" and not control
     expected = expect.expected_calls if expects_call else []
-    infos = [_analyse(c, i, contract, offered) for i, c in enumerate(decision.calls)]
+    infos = [analyse(c, i, contract, offered) for i, c in enumerate(decision.calls)]
     pairs = match_calls(infos, expected, expect.order) if expected else []
     unsafe = [i for i in infos if _is_unsafe(i, expected)]
     # a contract tool left out by active_tools; in the control nothing was offered at all
@@ -314,14 +202,11 @@ def _score_arguments(scene: _Scene) -> _ArgumentScores:
     scores = _ArgumentScores()
     for ci, ei in scene.pairs:
         info, exp = scene.infos[ci], scene.expected[ei]
-        if info.call.name != exp.tool or exp.arguments is None:
+        if info.call.name != exp.tool or not exp.names_arguments:
             continue
-        ok = info.call.arguments is not None and canonical_equal(info.call.arguments, exp.arguments)
+        ok = exact_match(info.call.arguments, exp)
         schema = info.spec.parameters if info.spec else None
-        eff = info.effective_arguments
-        nok = eff is not None and canonical_equal(
-            normalize(eff, schema), normalize(exp.arguments, schema)
-        )
+        nok = normalized_match(info.effective_arguments, exp, schema)
         scores.denominator += 1
         scores.exact_correct += ok
         scores.normalized_correct += nok
@@ -334,6 +219,8 @@ def _expected_call_errors(scene: _Scene, scores: _ArgumentScores) -> list[dict[s
     infos, expected = scene.infos, scene.expected
     if not infos:
         return _answer_without_call(scene)
+    if scene.case.expect.any_call:
+        return _any_call_errors(scene)
     errors: list[dict[str, Any]] = []
     if len(infos) != len(expected):
         errors.append(_err("call_count_mismatch", expected=len(expected), actual=len(infos)))
@@ -354,6 +241,26 @@ def _expected_call_errors(scene: _Scene, scores: _ArgumentScores) -> list[dict[s
             errors.append(_err("wrong_tool", call_index=info.index, actual=info.call.name))
         elif info.call.name in forbidden:
             errors.append(_err("unexpected_call", call_index=info.index, actual=info.call.name))
+    return errors
+
+
+def _any_call_errors(scene: _Scene) -> list[dict[str, Any]]:
+    """A case that takes any call of an offered tool (BFCL's relevance): the arguments are
+    not compared, yet a call to a tool in no contract, or one whose arguments do not
+    parse, is not a call of an offered tool."""
+    errors: list[dict[str, Any]] = []
+    for info in scene.infos:
+        if info.spec is None:
+            errors.append(_err("wrong_tool", call_index=info.index, actual=info.call.name))
+        elif info.call.arguments is None and info.call.raw_arguments is not None:
+            errors.append(
+                _err(
+                    "invalid_json",
+                    call_index=info.index,
+                    actual=info.call.raw_arguments,
+                    message=info.call.parse_error,
+                )
+            )
     return errors
 
 
@@ -414,7 +321,9 @@ def _metrics(scene: _Scene, scores: _ArgumentScores) -> dict[str, Any]:
     infos = scene.infos
     called = bool(infos)
     selection: bool | None = None
-    if scene.expects_call:
+    if scene.case.expect.any_call and scene.expects_call:
+        selection = called and all(i.spec is not None and i.offered for i in infos)
+    elif scene.expects_call:
         selection = Counter(i.call.name for i in infos) == Counter(e.tool for e in scene.expected)
     return {
         "expects_call": scene.expects_call,
@@ -433,9 +342,7 @@ def _metrics(scene: _Scene, scores: _ArgumentScores) -> dict[str, Any]:
     }
 
 
-def _argument_errors(
-    info: _CallInfo, exp: ExpectedCall, exact: bool | None
-) -> list[dict[str, Any]]:
+def _argument_errors(info: CallInfo, exp: ExpectedCall, exact: bool | None) -> list[dict[str, Any]]:
     """The codes of a call to the right tool: its arguments against schema and case."""
     ci = info.index
     if info.call.arguments is None:
@@ -467,12 +374,12 @@ def _argument_errors(
         )
         for v in info.violations
     ]
-    if exp.arguments is not None and not exact:
+    if exp.names_arguments and not exact:
         out.append(
             _err(
                 "argument_mismatch",
                 call_index=ci,
-                expected=exp.arguments,
+                expected=expected_repr(exp),
                 actual=info.call.arguments,
             )
         )

@@ -17,6 +17,7 @@ from toolstand.reporting.stats import Rate, percentile
 
 METRICS: tuple[str, ...] = (
     "pass_rate",
+    "normalized_pass_rate",
     "decision_accuracy",
     "tool_selection_accuracy",
     "raw_schema_validity",
@@ -36,7 +37,9 @@ Prices = Mapping[str, Mapping[str, float]]  # model -> {"input_per_mtok", "outpu
 _PASSED, _DECISION, _EXPECTS, _SELECTION, _CALLS, _VALID, _EXACT_DEN, _EXACT, _NORM, _UNSAFE = (
     range(10)
 )
-_SIGNATURE = 10
+# the verdict had each call's normalized match counted (design.md: verdict_normalized)
+_NORM_PASSED = 10
+_SIGNATURE = 11
 
 
 def outcome_vector(j: Mapping[str, Any]) -> tuple[Any, ...] | None:
@@ -57,8 +60,14 @@ def outcome_vector(j: Mapping[str, Any]) -> tuple[Any, ...] | None:
         int(get("exact_correct") or 0),
         int(get("normalized_correct") or 0),
         bool(get("unsafe")),
+        _normalized_pass(j),
         get("signature"),
     )
+
+
+def _normalized_pass(j: Mapping[str, Any]) -> bool:
+    """verdict_normalized is pass; a record judged before it existed has its verdict."""
+    return j.get("verdict_normalized", j.get("verdict")) == "pass"
 
 
 class CaseTally:
@@ -96,6 +105,7 @@ class CaseTally:
         s, scored = self.sums, self.scored
         return {
             "pass_rate": (s[_PASSED], scored),
+            "normalized_pass_rate": (s[_NORM_PASSED], scored),
             "decision_accuracy": (s[_DECISION], scored),
             "tool_selection_accuracy": (s[_SELECTION], s[_EXPECTS]),
             "raw_schema_validity": (s[_VALID], s[_CALLS]),
