@@ -195,6 +195,8 @@ def _parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="seed of the personas' choices (default: %(default)s)"
     )
 
+    _import_parser(sub)
+
     t = _sub(sub, "tui", "the terminal UI (the default)", "toolstand tui runs/demo.jsonl")
     t.add_argument(
         "history",
@@ -214,6 +216,64 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--cases", help="the case file to open instead of the config's")
     t.add_argument("--tools", help="the contract to use instead of the config's")
     return p
+
+
+def _import_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`toolstand import bfcl SOURCE --out DIR [--category C ...]`."""
+    imp = _sub(
+        sub,
+        "import",
+        "turn another benchmark's questions and answers into case files and a config",
+        "toolstand import bfcl bfcl_eval-2026.3.23-py3-none-any.whl --out bfcl",
+    )
+    kinds = imp.add_subparsers(
+        dest="source_kind",
+        metavar="KIND",
+        required=True,
+        help="what to import from; bfcl is the one kind so far",
+    )
+    b = _sub(
+        kinds,
+        "bfcl",
+        "BFCL's questions and possible answers into DIR/<category>.jsonl and DIR/config.json",
+        "toolstand import bfcl bfcl_eval-2026.3.23-py3-none-any.whl --out bfcl "
+        "--category simple_python parallel",
+    )
+    b.add_argument(
+        "source",
+        metavar="SOURCE",
+        help="a BFCL data folder, a bfcl_eval-*.whl file (read as a zip), or 'installed'",
+    )
+    b.add_argument("--out", required=True, help="the folder to write (its files must not exist)")
+    b.add_argument(
+        "--category",
+        nargs="+",
+        metavar="C",
+        help="the categories to import (default: all eleven that toolstand can judge)",
+    )
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from toolstand.importers.bfcl import check_categories, write_import
+    from toolstand.importers.bfcl_source import open_source
+    from toolstand.printable import visible
+
+    categories = check_categories(args.category)
+    source = open_source(args.source)
+    try:
+        result = write_import(source, Path(args.out), categories)
+    finally:
+        source.close()
+    for category, count in result.counts.items():
+        print(f"{count:6d}  {visible(str(result.out / category))}.jsonl")
+    total = sum(result.counts.values())
+    print(
+        f"imported {total} BFCL {visible(result.version)} cases "
+        f"({result.renamed} tools renamed for the wire, original in x-bfcl-name); "
+        f"run: toolstand run --config {visible(str(result.out / 'config.json'))}",
+        file=sys.stderr,
+    )
+    return 0
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -376,6 +436,7 @@ COMMANDS = {
     "check": cmd_check,
     "sim": cmd_sim,
     "tui": cmd_tui,
+    "import": cmd_import,
 }
 
 
