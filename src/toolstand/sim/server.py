@@ -29,8 +29,9 @@ from toolstand.sim.http import (
     read_request,
     reset,
 )
+from toolstand.sim.imported import OwnToolsIndex
 from toolstand.sim.personas import MODELS, PERSONAS, careful, check_fault_rates, decide
-from toolstand.sim.turn import Answer, CaseIndex, Draws, ErrorKind, Turn, WireError, limit_tokens
+from toolstand.sim.turn import Answer, Draws, ErrorKind, Turn, WireError, limit_tokens
 from toolstand.sim.wire_anthropic import AnthropicWire
 from toolstand.sim.wire_chat import ChatWire
 from toolstand.sim.wire_gemini import GeminiWire
@@ -123,7 +124,7 @@ class SimServer:
         self.in_flight = 0
         self.outcomes: Counter[str] = Counter()
         self.root = ""
-        self._index = CaseIndex(cases)
+        self._index = OwnToolsIndex(cases)
         self._effects = {t.name: t.effect for t in contract.tools}
         self._wires: dict[str, Wire] = {
             "openai-chat": ChatWire(),
@@ -276,7 +277,7 @@ class SimServer:
                 "model",
             )
         turn = wire.parse(body, model)
-        case = self._index.find(turn.conversation)
+        case = self._index.find(turn.conversation, turn.tools)
         fingerprint = hashlib.blake2b(
             request.path.encode() + b"\0" + request.body, digest_size=16
         ).digest()
