@@ -123,6 +123,8 @@ def expected_call(name: str, params: dict[str, list[Any]], tool: ToolSpec | None
         kept = [v for v in values if v != ""]
         if len(kept) < len(values):
             may_omit.append(param)
+            if tool is not None and param not in (tool.parameters.get("properties") or {}):
+                continue  # BFCL refuses a parameter its function does not declare
         nested = tool is not None and schema_type(tool, param) in ("object", "array")
         expanded = [x for v in kept for x in (_expand(v) if nested else [v])]
         if expanded:
