@@ -160,3 +160,44 @@ def test_import_check_run_report_end_to_end_on_the_simulator(
     assert result["pass_rate"]["denominator"] == 14
     # the import refuses to overwrite what it wrote
     assert main(["import", "bfcl", str(wheel), "--out", str(out)]) == 2
+
+
+def test_installed_reads_the_importable_package_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "site" / "bfcl_eval"
+    fx.write_folder(package / "data")
+    (package / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    source = open_source("installed")
+    assert source.folder == package / "data"
+    cases = import_category(source, "parallel")
+    assert [c["id"] for c in cases] == ["parallel_0"]
+
+
+def test_an_imported_run_rejudges_to_the_same_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "bfcl"
+    assert main(["import", "bfcl", str(fx.write_wheel(tmp_path)), "--out", str(out)]) == 0
+    config = orjson.loads((out / "config.json").read_bytes())
+    config["runs"][0]["model"] = "sim-sloppy"  # some fail: the verdicts say something
+    config["repetitions"] = 3
+    (out / "config.json").write_bytes(orjson.dumps(config))
+    history, again = tmp_path / "h.jsonl", tmp_path / "again.jsonl"
+    assert main(["run", "--config", str(out / "config.json"), "--output", str(history)]) == 0
+    capsys.readouterr()
+    assert main(["rejudge", str(history), "--output", str(again)]) == 0
+    assert "0 attempts changed verdict" in capsys.readouterr().err
+
+    def verdicts(path: Path) -> list[tuple[str, str, str]]:
+        records = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+        return [
+            (r["case_id"], r["judgement"]["verdict"], r["judgement"]["verdict_normalized"])
+            for r in records
+            if r["type"] == "attempt" and r["judgement"]
+        ]
+
+    before = verdicts(history)
+    assert before == verdicts(again)
+    assert {v for _, v, _ in before} == {"pass", "fail"}

@@ -50,7 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--config", required=True, help="the run configuration (required), e.g. config.example.json"
     )
-    r.add_argument("--cases", help="the case file to run instead of the config's 'cases'")
+    r.add_argument(
+        "--cases",
+        help="the case file, or folder of *.jsonl, to run instead of the config's 'cases'",
+    )
     r.add_argument("--tools", help="the tool contract to use instead of the config's 'tools'")
     r.add_argument(
         "--output",
@@ -151,7 +154,8 @@ def _parser() -> argparse.ArgumentParser:
         "--tools", help="the contract to judge with (default: the one the run header names)"
     )
     rj.add_argument(
-        "--cases", help="the case file to judge with (default: the one the run header names)"
+        "--cases",
+        help="the case file or folder to judge with (default: the one the run header names)",
     )
 
     c = _sub(
@@ -161,7 +165,11 @@ def _parser() -> argparse.ArgumentParser:
         "toolstand check --tools contracts/delivery_tools.json --cases cases/delivery.jsonl",
     )
     c.add_argument("--tools", default=DEFAULT_TOOLS, help="the contract (default: %(default)s)")
-    c.add_argument("--cases", default=DEFAULT_CASES, help="the case file (default: %(default)s)")
+    c.add_argument(
+        "--cases",
+        default=DEFAULT_CASES,
+        help="the case file, or a folder of *.jsonl (default: %(default)s)",
+    )
     c.add_argument(
         "--lock",
         action="store_true",
