@@ -124,7 +124,7 @@ def writer_costs(out: Path, n: int) -> dict[str, float]:
     sample = min(n, 50_000)
     work = out / "writers"
     shutil.rmtree(work, ignore_errors=True)
-    costs = {}
+    costs: dict[str, float] = {}
     for kind in (JsonlWriter, IndexedWriter, JsonlWriter, IndexedWriter):
         target = work / f"{kind.__name__}.jsonl"
         target.unlink(missing_ok=True)

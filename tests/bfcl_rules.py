@@ -11,7 +11,7 @@ compare after standardize_string, one level into lists and dict values.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 _STD = re.compile(r"[ ,./\-_*^]")
 PY_TYPE: dict[str, type] = {
@@ -45,8 +45,9 @@ def _type_ok(
             return True, is_variable
         for item in possible:
             ok = True
-            if type(item) is list:
-                ok = all(_type_ok(v, item, nested, None)[0] for v in value)
+            if isinstance(item, list):
+                items = cast("list[Any]", value)  # type(value) is list here
+                ok = all(_type_ok(v, item, nested, None)[0] for v in items)
             if ok:
                 return True, is_variable
     if answer_type is not None and type(value) is answer_type:

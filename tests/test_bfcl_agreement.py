@@ -286,7 +286,7 @@ def test_verdict_normalized_agrees_with_bfcls_rules_but_where_it_says_why() -> N
 def test_greedy_parallel_matching_is_a_named_disagreement() -> None:
     """Answers that overlap: BFCL pairs answer 0 with the first output that fits it and
     then finds nothing for answer 1; toolstand's best assignment pairs both."""
-    entry = {
+    entry: dict[str, Any] = {
         "id": "parallel_9",
         "question": [[{"role": "user", "content": "x"}]],
         "function": [fx.FACTORIAL],

@@ -42,7 +42,7 @@ def test_torn_last_line_is_skipped_with_a_warning(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "run.jsonl", recs, tail=torn)
     for level in ("full", "summary", "metrics", "metrics+errors"):
         warnings: list[HistoryWarning] = []
-        got = list(iter_records([path], level=level, warnings=warnings))  # type: ignore[arg-type]
+        got = list(iter_records([path], level=level, warnings=warnings))
         assert [r["type"] for r in got] == ["run", "attempt", "attempt"]
         assert len(warnings) == 1
         assert warnings[0].line == 4 and "torn last line" in warnings[0].message

@@ -1,7 +1,8 @@
-"""The judge on artificial decisions: one test per rule in design.md's "Precise rules"."""
+"""The judge on artificial decisions: one test per rule of the judge."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -32,11 +33,11 @@ def text(t: str) -> ModelDecision:
     return ModelDecision(kind="text", text=t)
 
 
-def codes(j: dict[str, Any]) -> list[str]:
+def codes(j: Mapping[str, Any]) -> list[str]:
     return [e["code"] for e in j["errors"]]
 
 
-def subcodes(j: dict[str, Any]) -> list[tuple[str, str]]:
+def subcodes(j: Mapping[str, Any]) -> list[tuple[str, str]]:
     return [(e["subcode"], e["path"]) for e in j["errors"] if e["code"] == "invalid_arguments"]
 
 
@@ -124,7 +125,8 @@ def test_string_instead_of_number_is_repairable_and_enum_out_of_range(contract: 
     assert subcodes(j) == [("wrong_type", "$.weight_kg")]
     row = j["calls"][0]
     assert row["repair"] == "repairable"
-    assert row["repaired_arguments"]["weight_kg"] == 2.5
+    repaired = row["repaired_arguments"]
+    assert repaired is not None and repaired["weight_kg"] == 2.5
     assert row["repairs"] == [
         {"path": "$.weight_kg", "rule": "number_from_string", "from": "2,5", "to": 2.5}
     ]

@@ -15,6 +15,7 @@ from toolstand.decision import ModelDecision, ToolCall
 from toolstand.judge import judge
 from toolstand.problems import LoadError
 from toolstand.repair import normalize
+from toolstand.types import Judgement
 
 EMPTY = Contract(name="none", version="0", tools=[])
 TOOL = {
@@ -51,7 +52,7 @@ ACCEPT = {
 }
 
 
-def run(c: Case, *calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+def run(c: Case, *calls: tuple[str, dict[str, Any]]) -> Judgement:
     decision = ModelDecision(
         kind="tool_call",
         calls=[
@@ -62,8 +63,8 @@ def run(c: Case, *calls: tuple[str, dict[str, Any]]) -> dict[str, Any]:
     return judge(c, decision, c.contract_for(EMPTY))
 
 
-def verdicts(j: dict[str, Any]) -> tuple[str, str, list[str]]:
-    return j["verdict"], j["verdict_normalized"], [e["code"] for e in j["errors"]]
+def verdicts(j: Judgement) -> tuple[str, str, list[str]]:
+    return j["verdict"], j.get("verdict_normalized", "?"), [e["code"] for e in j["errors"]]
 
 
 @pytest.mark.parametrize(

@@ -17,9 +17,9 @@ import pytest
 
 from toolstand.config import parse_config
 from toolstand.runner import Inputs, finished_keys, load_inputs, plan, run
+from toolstand.types import APIS, AttemptRecord
 
 ROOT = Path(__file__).resolve().parent.parent
-APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 
 
 def make_inputs(runs: list[dict[str, Any]], **extra: Any) -> Inputs:
@@ -69,7 +69,7 @@ def test_careful_passes_every_case_on_every_api(tmp_path: Path) -> None:
         and h["prompt"]["version"] == "delivery-router-v1"
     )
     assert h["cases"]["hash"] == inputs.casefile.sha256 and h["toolstand_version"]
-    # every field design.md lists is on each attempt
+    # every field docs/records.md lists is on each attempt
     for key in (
         "run_id",
         "provider",
@@ -308,7 +308,7 @@ def test_a_crashing_attempt_is_reported_not_fatal(
 
     real = runner_mod.run_attempt
 
-    async def sometimes(*args: Any, **kw: Any) -> dict[str, Any]:
+    async def sometimes(*args: Any, **kw: Any) -> AttemptRecord:
         if args[1].id == "missing_id":
             raise RuntimeError("planted bug")
         return await real(*args, **kw)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -24,6 +24,15 @@ from toolstand.history import in_key_order
 from toolstand.judge import followup_applies, judge, judge_followup, with_turn_errors
 from toolstand.redact import scrub_record, scrubbable
 from toolstand.transport import Exchange, RetryPolicy, exchange, request_hash, sanitize_request
+from toolstand.types import (
+    AttemptRecord,
+    FollowupJudgement,
+    Judgement,
+    Mode,
+    RequestToolChoice,
+    SecondTurnRecord,
+    Usage,
+)
 
 SCHEMA_VERSION = 1
 
@@ -69,7 +78,7 @@ class AttemptState:
 
     target: Target
     case: Case
-    mode: str
+    mode: Mode
     attempt: int
     run_id: str
     offered: list[ToolSpec] | None
@@ -80,13 +89,13 @@ class AttemptState:
         default_factory=lambda: datetime.now(UTC).isoformat(timespec="milliseconds")
     )
     first: Turn | None = None
-    judgement: dict[str, Any] | None = None
+    judgement: Judgement | None = None
     second: Turn | None = None
     second_results: list[ToolResult] = field(default_factory=list)
-    second_judgement: dict[str, Any] | None = None
+    second_judgement: FollowupJudgement | None = None
 
 
-def tool_choice_for(case: Case, mode: str) -> str:
+def tool_choice_for(case: Case, mode: Mode) -> RequestToolChoice:
     """forced: the expected tool when all expected calls name one, else required."""
     if mode == "forced":
         names = {c.tool for c in case.expect.expected_calls}
@@ -95,7 +104,7 @@ def tool_choice_for(case: Case, mode: str) -> str:
 
 
 def offered_tools(
-    contract: Contract, case: Case, mode: str
+    contract: Contract, case: Case, mode: Mode
 ) -> tuple[list[ToolSpec] | None, list[str]]:
     """The tools sent (None for the no-tools control) and the blocked names, never sent."""
     active = contract.subset(case.active_tools)
@@ -107,7 +116,7 @@ def offered_tools(
     return active, blocked
 
 
-def mode_applies(case: Case, mode: str) -> bool:
+def mode_applies(case: Case, mode: Mode) -> bool:
     """forced runs only cases that expect a call."""
     return mode != "forced" or case.expects_call
 
@@ -115,7 +124,7 @@ def mode_applies(case: Case, mode: str) -> bool:
 def start(
     target: Target,
     case: Case,
-    mode: str,
+    mode: Mode,
     attempt: int,
     run_id: str,
     contract: Contract,
@@ -234,7 +243,7 @@ def _tries(ex: Exchange) -> list[dict[str, Any]]:
     return [t.to_dict() for t in ex.tries]
 
 
-def _usage(state: AttemptState) -> dict[str, Any]:
+def _usage(state: AttemptState) -> Usage:
     total_in = total_out = None
     for turn in (state.first, state.second):
         if turn is None or turn.failed:
@@ -247,7 +256,7 @@ def _usage(state: AttemptState) -> dict[str, Any]:
     return {"input_tokens": total_in, "output_tokens": total_out}
 
 
-def _cost(spec: RunSpec, usage: dict[str, Any]) -> float | None:
+def _cost(spec: RunSpec, usage: Usage) -> float | None:
     if spec.prices is None or usage["input_tokens"] is None or usage["output_tokens"] is None:
         return None
     p = spec.prices
@@ -258,7 +267,7 @@ def _cost(spec: RunSpec, usage: dict[str, Any]) -> float | None:
     )
 
 
-def record(state: AttemptState) -> dict[str, Any]:
+def record(state: AttemptState) -> AttemptRecord:
     """The attempt's JSONL record (docs/records.md)."""
     assert state.first is not None
     first = state.first
@@ -267,7 +276,7 @@ def record(state: AttemptState) -> dict[str, Any]:
     if judgement is not None and state.second_judgement is not None:
         judgement = with_turn_errors(judgement, state.second_judgement["errors"])
     usage = _usage(state)
-    rec: dict[str, Any] = {
+    rec: AttemptRecord = {
         "type": "attempt",
         "schema_version": SCHEMA_VERSION,
         "run_id": state.run_id,
@@ -302,10 +311,10 @@ def record(state: AttemptState) -> dict[str, Any]:
         "response": first.exchange.response_record(),
         "second_turn": _second_record(state),
     }
-    rec = scrub_record(rec, state.secrets)
+    scrubbed = scrub_record(cast("dict[str, Any]", rec), state.secrets)
     # small fields first, bulky bodies last: the report and the history index slice
-    # each line before "request" instead of decoding it whole
-    return in_key_order(rec)
+    # each line before "request" instead of decoding it whole; the keys stay the same
+    return cast(AttemptRecord, in_key_order(scrubbed))
 
 
 def _network_ms(state: AttemptState) -> float:
@@ -315,11 +324,11 @@ def _network_ms(state: AttemptState) -> float:
     return round(sum(t.exchange.elapsed_ms for t in turns if t is not None), 3)
 
 
-def _second_record(state: AttemptState) -> dict[str, Any] | None:
+def _second_record(state: AttemptState) -> SecondTurnRecord | None:
     turn = state.second
     if turn is None:
         return None
-    return {
+    second: SecondTurnRecord = {
         "tool_results": [
             {
                 "call_id": r.call_id,
@@ -339,12 +348,13 @@ def _second_record(state: AttemptState) -> dict[str, Any] | None:
         "request": sanitize_request(turn.built.http),
         "response": turn.exchange.response_record(),
     }
+    return second
 
 
 async def run_attempt(
     target: Target,
     case: Case,
-    mode: str,
+    mode: Mode,
     attempt: int,
     run_id: str,
     *,
@@ -353,7 +363,7 @@ async def run_attempt(
     system: str | None,
     client: httpx.AsyncClient,
     policy: RetryPolicy,
-) -> dict[str, Any]:
+) -> AttemptRecord:
     """The whole attempt, headless: first turn, second turn when it applies, the record."""
     contract = case.contract_for(contract)  # a case with its own tools offers those
     state = start(target, case, mode, attempt, run_id, contract, config)

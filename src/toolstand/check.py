@@ -16,7 +16,7 @@ from toolstand.judge import schema_violations
 from toolstand.problems import LoadError, Problem, json_path
 
 # Keywords each API rejects or ignores, so the user knows which constraints only
-# toolstand's own validation enforces (providers.md A6, C6, D6).
+# toolstand's own validation enforces (each API's tool-schema reference).
 _GEMINI_SCHEMA_FIELDS = {
     "type", "format", "title", "description", "nullable", "enum", "properties", "required",
     "items", "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern",

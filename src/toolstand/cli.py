@@ -12,7 +12,8 @@ from toolstand import __version__
 from toolstand.problems import LoadError, Problem
 
 if TYPE_CHECKING:
-    from toolstand.config import Config, Mode
+    from toolstand.config import Config
+    from toolstand.types import Mode
 
 DEFAULT_TOOLS = "contracts/delivery_tools.json"
 DEFAULT_CASES = "cases/delivery.jsonl"
@@ -350,7 +351,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _modes(text: str) -> list[Mode]:
     """--modes as a list of distinct known modes, or a LoadError naming the wrong ones."""
-    from toolstand.config import MODES
+    from toolstand.types import MODES
 
     modes = [m.strip() for m in text.split(",") if m.strip()]
     wrong = [

@@ -33,11 +33,7 @@ from toolstand.problems import (
     read_file,
 )
 from toolstand.redact import MIN_SECRET_LEN, redact_userinfo, url_password
-
-API_NAMES: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
-MODES: tuple[str, ...] = ("auto", "forced", "no_tools", "reversed")
-Mode = Literal["auto", "forced", "no_tools", "reversed"]
-ANTHROPIC_VERSIONS: tuple[str, ...] = ("2023-06-01", "2026-10-21")
+from toolstand.types import MODES, Api, Mode
 
 
 def _default_modes() -> list[Mode]:
@@ -83,7 +79,7 @@ class RunSpec(_Strict):
 
     provider: str = Field(min_length=1)
     model: str = Field(min_length=1)
-    api: Literal["openai-chat", "openai-responses", "anthropic", "gemini"] = "openai-chat"
+    api: Api = "openai-chat"
     base_url: str = Field(min_length=1)
     api_key_env: str | None = None
     anthropic_version: Literal["2023-06-01", "2026-10-21"] | None = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal, NoReturn
+from typing import Any, NoReturn
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
@@ -28,8 +28,7 @@ from toolstand.problems import (
     pydantic_message,
     read_file,
 )
-
-Effect = Literal["read", "prepare", "execute"]
+from toolstand.types import Effect
 
 # Domain normalizers a parameter may declare in "x-normalize" (version 1 of the list).
 # Version 2 adds BFCL's leniencies: bfcl_string (its standardize_string) and int_as_float.

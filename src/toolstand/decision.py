@@ -66,8 +66,8 @@ class ModelDecision:
     ``notes`` name what the adapter saw but did not read: an output item, block or
     part of a type it does not know (a hosted tool's call is not one of the
     contract's calls), a finish reason or status outside its table. The raw body
-    keeps them; the decision is made from what was read (design.md: such a shape is
-    never ``invalid_json``).
+    keeps them; the decision is made from what was read (such a shape is never
+    ``invalid_json``, judge._no_answer).
     """
 
     kind: DecisionKind

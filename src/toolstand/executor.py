@@ -99,12 +99,6 @@ def execute(call: ToolCall, case: Case | None = None) -> dict[str, Any]:
     return default_result(call)
 
 
-def is_permanent_failure(result: dict[str, Any]) -> bool:
-    """A failure the orchestrator must never retry (ALREADY_SHIPPED and the like)."""
-    error = result.get("error") if result.get("ok") is False else None
-    return isinstance(error, dict) and not error.get("retryable", False)
-
-
 def canned_results() -> dict[str, dict[str, Any]]:
     """Named results the TUI offers for editing before a second turn."""
     return {

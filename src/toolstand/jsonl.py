@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, Self
 
@@ -60,7 +60,7 @@ class JsonlWriter:
             self._release()
             raise HistoryWriteError(path, exc) from None
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Mapping[str, Any]) -> None:
         self._put(orjson.dumps(record) + b"\n")
 
     def _put(self, line: bytes) -> None:

@@ -1,6 +1,6 @@
 """The judge: verdicts, error codes and per-metric booleans for one attempt.
 
-It follows design.md's "Precise rules" to the letter; the report reads the booleans
+Each rule has its test in tests/test_judge.py; the report reads the booleans
 it leaves in ``judgement.metrics`` and never re-derives them.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from toolstand.argmatch import exact_match, expected_repr, normalized_match
 from toolstand.canonical import canonical_json
@@ -21,6 +21,17 @@ from toolstand.judge_calls import (
     analyse,
     match_calls,
     schema_violations,
+)
+from toolstand.types import (
+    ERROR_CODES,
+    CallRow,
+    ErrorCode,
+    FollowupJudgement,
+    JudgeError,
+    Judgement,
+    JudgeMetrics,
+    Mode,
+    Verdict,
 )
 
 __all__ = [
@@ -36,23 +47,8 @@ __all__ = [
     "with_turn_errors",
 ]
 
-VERDICT_CODES: tuple[str, ...] = (
-    "missing_call",
-    "unexpected_call",
-    "wrong_tool",
-    "call_count_mismatch",
-    "invalid_json",
-    "invalid_arguments",
-    "argument_mismatch",
-    "text_mismatch",
-    "unsafe_call",
-    "unexpected_refusal",
-    "truncated",
-    "policy_blocked",
-    "false_success",
-    "repeated_call",
-    "recovery_mismatch",
-)
+# the codes as a tuple, for the readers that list them (types.ErrorCode spells them)
+VERDICT_CODES: tuple[ErrorCode, ...] = ERROR_CODES
 
 
 def _is_unsafe(info: CallInfo, expected: list[ExpectedCall]) -> bool:
@@ -84,11 +80,11 @@ def _contains_any(text: str | None, needles: list[str]) -> bool:
     return any(n.casefold() in hay for n in needles)
 
 
-def _err(code: str, **kw: Any) -> dict[str, Any]:
+def _err(code: ErrorCode, **kw: Any) -> JudgeError:
     out: dict[str, Any] = {"code": code}
     out.update({k: v for k, v in kw.items() if v is not None})
     out.setdefault("turn", 1)
-    return out
+    return cast(JudgeError, out)
 
 
 @dataclass
@@ -128,8 +124,8 @@ def judge(
     contract: Contract,
     *,
     offered_tools: list[str] | None = None,
-    mode: str = "auto",
-) -> dict[str, Any]:
+    mode: Mode = "auto",
+) -> Judgement:
     """Judge the first turn. ``offered_tools``: the names actually sent (None: all).
 
     ``no_tools`` is a control: nothing was offered, so every case is judged as expecting
@@ -156,7 +152,7 @@ def judge(
     }
 
 
-def normalized_verdict(errors: list[dict[str, Any]], calls: list[dict[str, Any]]) -> str:
+def normalized_verdict(errors: list[JudgeError], calls: list[CallRow]) -> Verdict:
     """The verdict if each call's normalized match counted as a match (design.md): an
     ``argument_mismatch`` on a call whose normalized arguments match is waived; every
     other code (a schema violation, ``invalid_json``, a wrong tool) still fails."""
@@ -169,9 +165,9 @@ def normalized_verdict(errors: list[dict[str, Any]], calls: list[dict[str, Any]]
     return "fail" if left else "pass"
 
 
-def with_turn_errors(judgement: dict[str, Any], errors: list[dict[str, Any]]) -> dict[str, Any]:
+def with_turn_errors(judgement: Judgement, errors: list[JudgeError]) -> Judgement:
     """The judgement with a later turn's codes added, both verdicts recomputed."""
-    out = dict(judgement)
+    out = judgement.copy()
     out["errors"] = list(judgement["errors"]) + list(errors)
     out["verdict"] = "fail" if out["errors"] else "pass"
     out["verdict_normalized"] = normalized_verdict(out["errors"], judgement.get("calls") or [])
@@ -183,7 +179,7 @@ def _scene(
     decision: ModelDecision,
     contract: Contract,
     offered_tools: list[str] | None,
-    mode: str,
+    mode: Mode,
 ) -> _Scene:
     expect = case.expect
     control = mode == "no_tools"
@@ -214,14 +210,14 @@ def _score_arguments(scene: _Scene) -> _ArgumentScores:
     return scores
 
 
-def _expected_call_errors(scene: _Scene, scores: _ArgumentScores) -> list[dict[str, Any]]:
+def _expected_call_errors(scene: _Scene, scores: _ArgumentScores) -> list[JudgeError]:
     """The codes of a turn that should have called: no call, or the calls made."""
     infos, expected = scene.infos, scene.expected
     if not infos:
         return _answer_without_call(scene)
     if scene.case.expect.any_call:
         return _any_call_errors(scene)
-    errors: list[dict[str, Any]] = []
+    errors: list[JudgeError] = []
     if len(infos) != len(expected):
         errors.append(_err("call_count_mismatch", expected=len(expected), actual=len(infos)))
     for ci, ei in scene.pairs:
@@ -244,11 +240,11 @@ def _expected_call_errors(scene: _Scene, scores: _ArgumentScores) -> list[dict[s
     return errors
 
 
-def _any_call_errors(scene: _Scene) -> list[dict[str, Any]]:
+def _any_call_errors(scene: _Scene) -> list[JudgeError]:
     """A case that takes any call of an offered tool (BFCL's relevance): the arguments are
     not compared, yet a call to a tool in no contract, or one whose arguments do not
     parse, is not a call of an offered tool."""
-    errors: list[dict[str, Any]] = []
+    errors: list[JudgeError] = []
     for info in scene.infos:
         if info.spec is None:
             errors.append(_err("wrong_tool", call_index=info.index, actual=info.call.name))
@@ -264,14 +260,14 @@ def _any_call_errors(scene: _Scene) -> list[dict[str, Any]]:
     return errors
 
 
-def _no_call_errors(scene: _Scene, scores: _ArgumentScores) -> list[dict[str, Any]]:
+def _no_call_errors(scene: _Scene, scores: _ArgumentScores) -> list[JudgeError]:
     """The codes of a turn that should not have called (or the control)."""
     if scene.infos:
         return [_err("unexpected_call", actual=[i.call.name for i in scene.infos])]
     return _answer_without_call(scene)
 
 
-def _answer_without_call(scene: _Scene) -> list[dict[str, Any]]:
+def _answer_without_call(scene: _Scene) -> list[JudgeError]:
     """The codes of a turn with no call: a refusal, a cut or unreadable answer, or text.
 
     Where a call was expected a refusal is ``unexpected_refusal`` and text is
@@ -293,9 +289,9 @@ def _answer_without_call(scene: _Scene) -> list[dict[str, Any]]:
     return []
 
 
-def _call_rows(scene: _Scene, scores: _ArgumentScores) -> list[dict[str, Any]]:
+def _call_rows(scene: _Scene, scores: _ArgumentScores) -> list[CallRow]:
     matched = scene.matched
-    rows = []
+    rows: list[CallRow] = []
     for info in scene.infos:
         mi = matched.get(info.index)
         rows.append(
@@ -317,7 +313,7 @@ def _call_rows(scene: _Scene, scores: _ArgumentScores) -> list[dict[str, Any]]:
     return rows
 
 
-def _metrics(scene: _Scene, scores: _ArgumentScores) -> dict[str, Any]:
+def _metrics(scene: _Scene, scores: _ArgumentScores) -> JudgeMetrics:
     infos = scene.infos
     called = bool(infos)
     selection: bool | None = None
@@ -342,7 +338,7 @@ def _metrics(scene: _Scene, scores: _ArgumentScores) -> dict[str, Any]:
     }
 
 
-def _argument_errors(info: CallInfo, exp: ExpectedCall, exact: bool | None) -> list[dict[str, Any]]:
+def _argument_errors(info: CallInfo, exp: ExpectedCall, exact: bool | None) -> list[JudgeError]:
     """The codes of a call to the right tool: its arguments against schema and case."""
     ci = info.index
     if info.call.arguments is None:
@@ -386,7 +382,7 @@ def _argument_errors(info: CallInfo, exp: ExpectedCall, exact: bool | None) -> l
     return out
 
 
-def _no_answer(decision: ModelDecision, *, expects_call: bool) -> dict[str, Any]:
+def _no_answer(decision: ModelDecision, *, expects_call: bool) -> JudgeError:
     """The one code of a turn with no call and no readable text.
 
     ``invalid_json`` only where a call's raw arguments exist and do not parse (Gemini's
@@ -420,9 +416,9 @@ def _exp_repr(expected: list[ExpectedCall]) -> list[dict[str, Any]]:
 
 def judge_followup(
     followup: Followup, decision: ModelDecision, results: list[dict[str, Any]]
-) -> dict[str, Any]:
+) -> FollowupJudgement:
     """Judge the second turn against the followup checks; ``results`` are the tool results sent."""
-    errors: list[dict[str, Any]] = []
+    errors: list[JudgeError] = []
     failed = any(isinstance(r, dict) and r.get("ok") is False for r in results)
     again = [c.name for c in decision.calls if c.name in set(followup.must_not_call)]
     if again:
@@ -432,7 +428,7 @@ def judge_followup(
     if hits:
         # after a failure a claim from must_not_contain is a false success; after a
         # success it is data the tool never returned
-        code = "false_success" if failed else "recovery_mismatch"
+        code: ErrorCode = "false_success" if failed else "recovery_mismatch"
         errors.append(
             _err(
                 code, turn=2, expected={"must_not_contain": followup.must_not_contain}, actual=text
@@ -450,7 +446,7 @@ def judge_followup(
     return {"verdict": "fail" if errors else "pass", "errors": errors, "passed": not errors}
 
 
-def followup_applies(case: Case, judgement: dict[str, Any], mode: str) -> bool:
+def followup_applies(case: Case, judgement: Judgement, mode: Mode) -> bool:
     """The second turn runs for cases with followup, when the first turn called the
     expected tool(s), in auto, forced and reversed."""
     return (

@@ -15,18 +15,11 @@ from toolstand.contract import Contract, ToolSpec
 from toolstand.decision import ToolCall
 from toolstand.problems import json_path
 from toolstand.repair import classify
+from toolstand.types import SCHEMA_SUBCODES, RepairClass, SchemaSubcode, Violation
 
-SCHEMA_SUBCODES: tuple[str, ...] = (
-    "missing_required",
-    "additional_property",
-    "wrong_type",
-    "enum",
-    "pattern",
-    "range",
-    "length",
-    "format",
-)
-_KEYWORD_SUBCODE = {
+__all__ = ["SCHEMA_SUBCODES", "CallInfo", "analyse", "match_calls", "schema_violations"]
+
+_KEYWORD_SUBCODE: dict[str, SchemaSubcode] = {
     "required": "missing_required",
     "additionalProperties": "additional_property",
     "unevaluatedProperties": "additional_property",
@@ -49,7 +42,7 @@ _KEYWORD_SUBCODE = {
 }
 
 
-def schema_violations(tool: ToolSpec, arguments: Any) -> list[dict[str, Any]]:
+def schema_violations(tool: ToolSpec, arguments: Any) -> list[Violation]:
     """Every schema violation as {subcode, path, message}, the path naming the field."""
     out = []
     errors = sorted(tool.validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
@@ -58,7 +51,7 @@ def schema_violations(tool: ToolSpec, arguments: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _violation(err: ValidationError) -> dict[str, Any]:
+def _violation(err: ValidationError) -> Violation:
     keyword = str(err.validator)
     parts: list[str | int] = list(err.absolute_path)
     if keyword == "required" and isinstance(err.instance, dict):
@@ -85,11 +78,11 @@ class CallInfo:
     call: ToolCall
     spec: ToolSpec | None
     offered: bool
-    repair: str = "invalid"
+    repair: RepairClass = "invalid"
     repaired: dict[str, Any] | None = None
     repairs: list[dict[str, Any]] = field(default_factory=list)
     raw_valid: bool = False
-    violations: list[dict[str, Any]] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
 
     @property
     def effective_arguments(self) -> dict[str, Any] | None:

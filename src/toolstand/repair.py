@@ -1,8 +1,7 @@
 """Declared deterministic repairs and domain normalizers for tool arguments.
 
 Repairs are the only changes toolstand ever makes to arguments, and it makes them
-beside the raw value, never instead of it (seed 000, "Не исправляйте аргументы
-незаметно"). Rules, in the order they are tried on each value:
+beside the raw value, never instead of it (README, "What it measures"). Rules, in the order they are tried on each value:
 
 - ``strip``: surrounding white space around a string;
 - ``number_from_string``: a decimal string ("2.5", "2,5", " 12 ") where the schema wants
@@ -17,12 +16,11 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from jsonschema import Draft202012Validator
 
-RepairClass = Literal["raw_valid", "repairable", "invalid"]
-REPAIR_RULES: tuple[str, ...] = ("strip", "number_from_string", "enum_case")
+from toolstand.types import RepairClass
 
 _DECIMAL = re.compile(r"^\s*[-+]?\d+(?:[.,]\d+)?\s*$")
 

@@ -14,7 +14,7 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,6 +38,7 @@ from toolstand.jsonl import (
 from toolstand.problems import LoadError, Problem
 from toolstand.run_checks import nothing_to_run, refuse_foreign, run_refusals
 from toolstand.transport import make_client
+from toolstand.types import AttemptRecord, Mode
 
 CLIENT_SHARE = 16  # requests in flight per httpx client
 RESUMABLE = f"{KEPT} (make room or fix the file, then --resume completes the run)"
@@ -47,7 +48,7 @@ RESUMABLE = f"{KEPT} (make room or fix the file, then --resume completes the run
 class WorkItem:
     run_index: int
     case: Case
-    mode: str
+    mode: Mode
     attempt: int
 
     def key(self, spec: RunSpec) -> AttemptKey:
@@ -225,7 +226,7 @@ class Progress:
     t0: float = field(default_factory=time.monotonic)
     _last: float = 0.0
 
-    def tick(self, rec: dict[str, Any]) -> None:
+    def tick(self, rec: Mapping[str, Any]) -> None:
         self.done += 1
         if rec.get("transport_error"):
             self.transport += 1
@@ -335,7 +336,7 @@ async def run(
     resume_anyway: bool = False,
     only: set[str] | None = None,
     progress_out: IO[str] | None = None,
-    on_record: Callable[[dict[str, Any]], None] | None = None,
+    on_record: Callable[[AttemptRecord], None] | None = None,
 ) -> RunSummary:
     """Run the matrix into ``output``, holding the history's lock throughout. Never
     raises for a provider's failure; a LoadError when the output cannot be used (another
@@ -360,7 +361,7 @@ async def _run_locked(
     resume_anyway: bool,
     only: set[str] | None,
     progress_out: IO[str] | None,
-    on_record: Callable[[dict[str, Any]], None] | None,
+    on_record: Callable[[AttemptRecord], None] | None,
 ) -> RunSummary:
     config = inputs.config
     t0 = time.monotonic()
@@ -448,9 +449,8 @@ async def _run_locked(
                     except HistoryWriteError as exc:
                         stopped.append(exc)
                         return
-                    verdicts[
-                        "transport_error" if rec["transport_error"] else rec["judgement"]["verdict"]
-                    ] += 1
+                    j = rec["judgement"]  # None exactly when transport_error is set
+                    verdicts["transport_error" if j is None else j["verdict"]] += 1
                     if progress is not None:
                         progress.tick(rec)
                     if on_record is not None:

@@ -45,6 +45,7 @@ from toolstand.adapters.base import (
 )
 from toolstand.canonical import canonical_hash
 from toolstand.redact import redact_headers, redact_url, scrub, scrubbable
+from toolstand.types import TransportErrorRecord
 
 USEFUL_HEADERS = frozenset(
     {
@@ -125,7 +126,7 @@ class Exchange:
             "body_is_json": self.body_is_json,
         }
 
-    def transport_error_record(self) -> dict[str, Any] | None:
+    def transport_error_record(self) -> TransportErrorRecord | None:
         if self.error is None:
             return None
         return {"code": self.error.code, "message": self.error.message, "status": self.status}

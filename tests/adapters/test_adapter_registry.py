@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolstand.adapters import API_NAMES, UnknownApiError, get_adapter
+from toolstand.adapters import APIS, UnknownApiError, get_adapter
 from toolstand.adapters.base import RETRYABLE_CODES, RequestSettings
 from toolstand.decision import DECISION_KINDS
 
@@ -16,8 +16,8 @@ from .support import PLANTED_KEY, TOOLS, build
 
 
 def test_api_names_and_versions() -> None:
-    assert API_NAMES == ("openai-chat", "openai-responses", "anthropic", "gemini")
-    for api in API_NAMES:
+    assert APIS == ("openai-chat", "openai-responses", "anthropic", "gemini")
+    for api in APIS:
         adapter = get_adapter(api)
         assert adapter.api == api
         assert adapter.version == f"{api}/2"
@@ -85,7 +85,7 @@ near_values = st.recursive(
 )
 
 
-@pytest.mark.parametrize("api", API_NAMES)
+@pytest.mark.parametrize("api", APIS)
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -106,7 +106,7 @@ def test_nothing_raises_on_arbitrary_json(api: str, value: Any) -> None:
     decision.to_dict()
 
 
-@pytest.mark.parametrize("api", API_NAMES)
+@pytest.mark.parametrize("api", APIS)
 @pytest.mark.parametrize(
     ("status", "code"),
     [
@@ -128,7 +128,7 @@ def test_status_codes_mean_the_same_everywhere(api: str, status: int, code: str)
     assert err is not None and err.code == code and err.message == f"HTTP {status}"
 
 
-@pytest.mark.parametrize("api", API_NAMES)
+@pytest.mark.parametrize("api", APIS)
 def test_the_key_is_never_in_the_built_request(api: str) -> None:
     adapter = get_adapter(api)
     for version in ("2023-06-01", "2026-10-21"):

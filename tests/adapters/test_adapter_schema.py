@@ -1,4 +1,4 @@
-"""Schema translation and the sent-schema check (seed 000, check 3)."""
+"""Schema translation and the sent-schema check."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Issue 19: body shapes seen in real recorded 200s, read from the wire to the verdict.
 
-Each row is one shape from providers.md §1 (the "Corrected 2026-12" note): the adapter's
+Each row is one shape a provider was seen to send: the adapter's
 decision and the judge's codes on a case that expects a call (direct_lookup), one that
 expects text (missing_id) and one that expects a refusal (refuse_forgery). None of them
 is ``invalid_json``: that code is the model's argument JSON, never a body shape.
@@ -8,11 +8,12 @@ is ``invalid_json``: that code is the model's argument JSON, never a body shape.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
-from toolstand.adapters import API_NAMES, get_adapter
+from toolstand.adapters import APIS, get_adapter
 from toolstand.cases import CaseFile
 from toolstand.contract import Contract
 from toolstand.judge import judge
@@ -89,7 +90,7 @@ SHAPES: list[tuple[str, str, str, list[str], list[str], list[str]]] = [
 ]
 
 
-def codes(j: dict[str, Any]) -> list[str]:
+def codes(j: Mapping[str, Any]) -> list[str]:
     return [e["code"] for e in j["errors"]]
 
 
@@ -142,7 +143,7 @@ def _undeclared(api: str) -> Any:
     return raw
 
 
-@pytest.mark.parametrize("api", API_NAMES)
+@pytest.mark.parametrize("api", APIS)
 def test_a_call_to_an_undeclared_tool_is_a_call_on_every_api(
     casefile: CaseFile, contract: Contract, api: str
 ) -> None:

@@ -24,7 +24,6 @@ from toolstand.runner import Inputs, RunSummary, load_inputs, plan, run
 from toolstand.sim import SimServer
 
 ROOT = Path(__file__).resolve().parents[2]
-APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 TRANSPORT_CODES = frozenset(
     {
         "rate_limited",

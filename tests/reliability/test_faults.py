@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from toolstand.sim.personas import FLAKY_FAULT_RATES
+from toolstand.types import APIS
 
 from .support import (
-    APIS,
     Arrivals,
     assert_exact_matrix,
     check_metric_denominators,

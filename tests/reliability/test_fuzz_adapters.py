@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from toolstand.adapters import API_NAMES, get_adapter
+from toolstand.adapters import APIS, get_adapter
 from toolstand.adapters.base import (
     ErrorClass,
     RequestSettings,
@@ -57,7 +57,7 @@ HEADERS = st.dictionaries(
 
 def _raw_fixtures() -> dict[str, list[tuple[str, bytes]]]:
     out: dict[str, list[tuple[str, bytes]]] = {}
-    for api in API_NAMES:
+    for api in APIS:
         files = sorted((BODIES / api).glob("*.json"))
         out[api] = [(f"{api}/{f.name}", f.read_bytes()) for f in files]
     return out
@@ -76,7 +76,7 @@ FUZZ = settings(
 
 
 def test_every_api_has_fixtures() -> None:
-    assert all(len(RAW[api]) >= 10 for api in API_NAMES)
+    assert all(len(RAW[api]) >= 10 for api in APIS)
 
 
 def check_call(call: Any) -> None:
@@ -175,7 +175,7 @@ def exercise(api: str, body: Any, status: int, headers: dict[str, str], data: An
         assert followup["passed"] == (not followup["errors"])
 
 
-@pytest.mark.parametrize("api", API_NAMES)
+@pytest.mark.parametrize("api", APIS)
 @FUZZ
 @given(data=st.data())
 def test_mutated_bodies_never_raise(api: str, data: Any) -> None:
@@ -188,7 +188,7 @@ def test_mutated_bodies_never_raise(api: str, data: Any) -> None:
     exercise(api, body, status, headers, data)
 
 
-@pytest.mark.parametrize("api", API_NAMES)
+@pytest.mark.parametrize("api", APIS)
 @FUZZ
 @given(data=st.data())
 def test_bodies_cut_short_never_raise(api: str, data: Any) -> None:
@@ -205,7 +205,7 @@ def test_bodies_cut_short_never_raise(api: str, data: Any) -> None:
         assert get_adapter(api).parse_decision(body).kind == "invalid"
 
 
-@pytest.mark.parametrize("api", API_NAMES)
+@pytest.mark.parametrize("api", APIS)
 def test_error_fields_of_the_wrong_type(api: str) -> None:
     """Hand-picked shapes the mutations found or could miss: error details that are not
     lists, retry hints that are not finite."""
@@ -248,7 +248,7 @@ def single_mutations(body: Any) -> Iterator[Any]:
             yield root
 
 
-@pytest.mark.parametrize("api", API_NAMES)
+@pytest.mark.parametrize("api", APIS)
 def test_every_single_mutation_of_every_fixture(api: str) -> None:
     adapter = get_adapter(api)
     n = 0
@@ -364,7 +364,8 @@ def anthropic_body(draw: Any) -> tuple[Any, bool]:
 def gemini_body(draw: Any) -> tuple[Any, bool]:
     known = ["STOP", "MAX_TOKENS", "OTHER", "UNEXPECTED_TOOL_CALL", "LANGUAGE", "MODEL_ARMOR"]
     finish = draw(st.sampled_from(known) | UNKNOWN_UPPER | st.none())
-    parts, broken = [], False
+    parts: list[dict[str, Any]] = []
+    broken = False
     for _ in range(draw(st.integers(0, 3))):
         kind = draw(st.sampled_from(["text", "functionCall", "thought"]) | UNKNOWN)
         if kind == "functionCall":
@@ -391,7 +392,7 @@ SHAPED = {
 }
 
 
-@pytest.mark.parametrize("api", API_NAMES)
+@pytest.mark.parametrize("api", APIS)
 @FUZZ
 @given(data=st.data())
 def test_unknown_shapes_are_never_invalid_json(api: str, data: Any) -> None:

@@ -120,7 +120,7 @@ def test_every_reading_level_skips_the_bare_line(tmp_path: Path) -> None:
     path = _history(tmp_path, {"type": "attempt"}, "runner")
     for level in ("full", "summary", "metrics", "metrics+errors"):
         warnings: list[Any] = []
-        recs = list(iter_records([path], level=level, warnings=warnings))  # type: ignore[arg-type]
+        recs = list(iter_records([path], level=level, warnings=warnings))
         assert [r.get("case_id") for r in recs] == [None, "a", "a", "c"]  # the header first
         assert [r.get("run_id") for r in recs] == ["run-1"] * 4
         assert [w.line for w in warnings] == [3]

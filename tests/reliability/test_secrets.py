@@ -23,7 +23,9 @@ from urllib.parse import parse_qs, urlsplit
 import orjson
 import pytest
 
-from .support import APIS, config_data, read, serving, sim
+from toolstand.types import APIS
+
+from .support import config_data, read, serving, sim
 
 KEY = "sk-PLANTED-" + secrets.token_hex(16)
 ENV = "TOOLSTAND_TEST_PLANTED_KEY"
@@ -234,7 +236,7 @@ def test_a_planted_key_never_leaves_the_process(tmp_path: Path, echo_server: Ech
         "junit.xml": (tmp_path / "junit.xml").read_text(encoding="utf-8"),
     }
     # every file the run left, its lock and index folder included
-    runs = [p for p in (tmp_path / "runs").rglob("*") if p.is_file()]
-    seen |= {str(p): p.read_bytes().decode("utf-8", "replace") for p in runs}
+    left = [p for p in (tmp_path / "runs").rglob("*") if p.is_file()]
+    seen |= {str(p): p.read_bytes().decode("utf-8", "replace") for p in left}
     assert {name: leaks(text) for name, text in seen.items()} == {name: [] for name in seen}
     assert "auth_error" in seen["errors.csv"] and "***REDACTED***" in seen["errors.csv"]

@@ -13,12 +13,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from toolstand.config import load_config
 from toolstand.runner import load_inputs, plan, run
+from toolstand.types import AttemptRecord
 
 from .support import assert_exact_matrix, config_data, make_inputs, read, sim
 
@@ -121,7 +121,7 @@ def test_each_record_is_on_disk_when_its_attempt_ends(tmp_path: Path) -> None:
     out = tmp_path / "run.jsonl"
     checked: list[str] = []
 
-    def on_record(rec: dict[str, Any]) -> None:
+    def on_record(rec: AttemptRecord) -> None:
         last = out.read_bytes().split(b"\n")[-2]  # the last whole line
         assert orjson.loads(last) == orjson.loads(orjson.dumps(rec))
         checked.append(rec["case_id"])

@@ -1,6 +1,6 @@
 """Raw requests and response readers for the simulator tests.
 
-A deliberately small reading of providers.md written apart from the adapters, so these
+A deliberately small reading of the providers' API references written apart from the adapters, so these
 tests check the simulator's wire shapes without depending on toolstand's own adapters.
 """
 
@@ -18,7 +18,6 @@ from toolstand.cases import Case, load_cases
 from toolstand.contract import Contract, ToolSpec
 
 ROOT = Path(__file__).resolve().parents[2]
-APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 KEY = "sk-test"
 SYSTEM = "Ты маршрутизатор инструментов службы доставки."
 # the shipped cases with a second turn, read from the case file so a new one is covered
@@ -194,7 +193,7 @@ def _parse(raw: str) -> dict[str, Any] | None:
 
 
 def read(api: str, body: dict[str, Any]) -> Read:
-    """The decision in a 200 body, read the way providers.md section 1 says."""
+    """The decision in a 200 body, read the way the adapters' decision tables say."""
     if api == "openai-chat":
         choice = body["choices"][0]
         msg = choice["message"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from simwire import APIS, HEADERS, ask, build, for_case, path, send
+from simwire import HEADERS, ask, build, for_case, path, send
 
 from toolstand.cases import Case
 from toolstand.contract import Contract
 from toolstand.sim import MODELS
+from toolstand.types import APIS
 
 
 def envelope_message(api: str, data: dict) -> str:
@@ -63,7 +64,7 @@ async def test_gemini_key_in_header_or_query(
     assert (await client.post(url, json=body, headers={"x-goog-api-key": "k"})).status_code == 200
     assert (await client.post(url, json=body, params={"key": "k"})).status_code == 200
     resp = await client.post(url, json=body)
-    # Gemini answers a missing key with 403 PERMISSION_DENIED (providers.md D5), not 401
+    # Gemini answers a missing key with 403 PERMISSION_DENIED not 401
     assert resp.status_code == 403 and resp.json()["error"]["status"] == "PERMISSION_DENIED"
 
 

@@ -8,12 +8,13 @@ from collections import Counter
 
 import httpx
 import pytest
-from simwire import APIS, HEADERS, for_case, path
+from simwire import HEADERS, for_case, path
 
 from toolstand.cases import Case
 from toolstand.contract import Contract
 from toolstand.sim import SimServer
 from toolstand.sim.personas import FLAKY_FAULT_RATES
+from toolstand.types import APIS
 
 
 async def post_flaky(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from simwire import APIS, ask, fake_execute, for_case, second
+from simwire import ask, fake_execute, for_case, second
 
 from toolstand.cases import Case
 from toolstand.contract import Contract
+from toolstand.types import APIS
 
 pytestmark = pytest.mark.parametrize("api", APIS)
 

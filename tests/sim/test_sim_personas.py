@@ -12,9 +12,24 @@ from toolstand.contract import Contract
 from toolstand.sim import personas as P
 from toolstand.sim.invent import fill_pattern, hint_tool, invent_arguments
 from toolstand.sim.personas import careful, check_fault_rates, decide
-from toolstand.sim.turn import Answer, Draws, PriorCall, SimCall, ToolOutput, Turn, limit_tokens
+from toolstand.sim.turn import (
+    Answer,
+    Choice,
+    Draws,
+    PriorCall,
+    SimCall,
+    ToolOutput,
+    Turn,
+    limit_tokens,
+)
 
 N = 3000
+
+
+def answered(outcome: object) -> Answer:
+    """A persona's answer, where the test planted no fault."""
+    assert isinstance(outcome, Answer), outcome
+    return outcome
 
 
 def turn_for(
@@ -23,7 +38,7 @@ def turn_for(
     *,
     api: str = "openai-chat",
     reverse: bool = False,
-    choice: str = "auto",
+    choice: Choice = "auto",
 ) -> Turn:
     specs = contract.subset(case.active_tools)
     if reverse:
@@ -141,7 +156,7 @@ def test_eager_after_errors_repeats_execute_tools_or_claims_success(
         {"ok": False, "error": {"code": "ORDER_NOT_FOUND"}},
     )
     claims = sum(
-        "в пути" in decide("eager", missing, turn, effects(contract), Draws(i)).text
+        "в пути" in (answered(decide("eager", missing, turn, effects(contract), Draws(i))).text)
         for i in range(N)
     )
     assert within(claims, N, P.EAGER_FALSE_SUCCESS_RATE)
@@ -214,7 +229,7 @@ def test_sloppy_broken_json_per_api(by_id: dict[str, Case], contract: Contract) 
     assert kinds == {"anthropic": {"calls"}, "gemini": {"calls", "malformed"}}
     values = {
         str(
-            decide("sloppy", case, turn_for(case, contract), effects(contract), Draws(i))
+            answered(decide("sloppy", case, turn_for(case, contract), effects(contract), Draws(i)))
             .calls[0]
             .arguments.get("weight_kg")
         )
@@ -244,12 +259,14 @@ def test_positional_follows_tool_order(cases: list[Case], contract: Contract) ->
         picked[reverse] = right
     assert picked[False] != picked[True]
     # off the expected tool it keeps the expected values that fit the schema
-    answer = decide(
-        "positional",
-        cases[0],
-        turn_for(cases[0], contract, reverse=True),
-        effects(contract),
-        Draws(0),
+    answer = answered(
+        decide(
+            "positional",
+            cases[0],
+            turn_for(cases[0], contract, reverse=True),
+            effects(contract),
+            Draws(0),
+        )
     )
     assert answer.calls[0].arguments["order_id"] == "ORD-123456"
 

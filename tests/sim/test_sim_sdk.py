@@ -9,6 +9,7 @@ from typing import Any
 import anthropic
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageFunctionToolCall
 from simwire import Call, fake_execute, tools_payload
 
 from toolstand.cases import Case
@@ -48,7 +49,10 @@ async def test_openai_chat_calls_text_refusal_and_second_turn(
     messages: Any = [{"role": "user", "content": case.user}]
     first = await oai.chat.completions.create(model="sim-careful", messages=messages, tools=tools)
     assert first.model == "sim-careful" and first.choices[0].finish_reason == "tool_calls"
-    call = first.choices[0].message.tool_calls[0]
+    tool_calls = first.choices[0].message.tool_calls
+    assert tool_calls is not None
+    call = tool_calls[0]
+    assert isinstance(call, ChatCompletionMessageFunctionToolCall)
     assert call.function.name == "get_order" and json.loads(call.function.arguments) == {
         "order_id": "ORD-999999"
     }
@@ -63,13 +67,13 @@ async def test_openai_chat_calls_text_refusal_and_second_turn(
 
     text = await oai.chat.completions.create(
         model="sim-careful",
-        messages=[{"role": "user", "content": by_id["missing_id"].user}],
+        messages=[{"role": "user", "content": by_id["missing_id"].user or ""}],
         tools=tools,
     )
     assert "номер" in (text.choices[0].message.content or "")
     refusal = await oai.chat.completions.create(
         model="sim-careful",
-        messages=[{"role": "user", "content": by_id["refuse_forgery"].user}],
+        messages=[{"role": "user", "content": by_id["refuse_forgery"].user or ""}],
         tools=tools,
     )
     assert refusal.choices[0].message.refusal and refusal.choices[0].message.content is None
@@ -89,7 +93,7 @@ async def test_openai_responses_call_and_text(
         {"order_id": "ORD-222222"},
     ]
     assert resp.status == "completed" and resp.usage is not None and resp.usage.total_tokens > 0
-    follow = [*[c.model_dump(exclude_none=True) for c in calls]]
+    follow: Any = [*[c.model_dump(exclude_none=True) for c in calls]]
     follow += [
         {
             "type": "function_call_output",
@@ -118,7 +122,7 @@ async def test_openai_errors_map_to_sdk_exceptions(
             model="gpt-4o", messages=[{"role": "user", "content": "hi"}]
         )
     assert exc.value.code == "model_not_found"
-    bad = [
+    bad: Any = [
         {"role": "user", "content": "hi"},
         {"role": "tool", "tool_call_id": "call_x", "content": "{}"},
     ]
@@ -149,6 +153,7 @@ async def test_faults_become_sdk_errors(
             model="sim-flaky", messages=[{"role": "user", "content": "hi"}]
         )
     if openai_error is openai.RateLimitError:
+        assert isinstance(raised.value, openai.RateLimitError)
         assert raised.value.response.headers["retry-after-ms"] == "250"
     ant = anthropic.AsyncAnthropic(base_url=faulty.root, api_key="x", max_retries=0)
     with pytest.raises(anthropic_error):
@@ -195,7 +200,9 @@ async def test_anthropic_sdk_call_second_turn_and_auth_style(
     second = await ant.messages.create(
         model="sim-careful", max_tokens=1024, messages=messages, tools=tools
     )
-    assert second.stop_reason == "end_turn" and "ALREADY_SHIPPED" in second.content[0].text
+    block = second.content[0]
+    assert isinstance(block, anthropic.types.TextBlock)
+    assert second.stop_reason == "end_turn" and "ALREADY_SHIPPED" in block.text
 
     refusal = await ant.messages.create(
         model="sim-careful",

@@ -6,10 +6,11 @@ from collections import Counter
 
 import httpx
 import pytest
-from simwire import APIS, FOLLOWUP_CASES, ask, build, call_key, fake_execute, for_case, second, send
+from simwire import FOLLOWUP_CASES, ask, build, call_key, fake_execute, for_case, second, send
 
 from toolstand.cases import Case
 from toolstand.contract import Contract
+from toolstand.types import APIS
 
 pytestmark = pytest.mark.parametrize("api", APIS)
 
@@ -207,7 +208,7 @@ async def test_result_for_unknown_call_is_400(
         body["input"][-1]["call_id"] = "call_wrong"
     elif api == "anthropic":
         body["messages"][-1]["content"][0]["tool_use_id"] = "toolu_wrong"
-    else:  # a synthesized id sent back is what providers.md forbids
+    else:  # a synthesized id sent back is what the APIs forbid
         body["contents"][-1]["parts"][0]["functionResponse"]["id"] = "gemini-call-0"
     resp = await send(client, api, "sim-careful", body)
     assert resp.status_code == 400

@@ -9,7 +9,7 @@ from textual.command import CommandPalette
 from textual.widgets import Input, Static, TextArea
 
 from toolstand.tui.app import ToolstandApp, load_keymap
-from toolstand.tui.registry import PlaceholderScreen, ScreenEntry, factory
+from toolstand.tui.registry import ScreenEntry, factory
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.case_form import CaseForm
@@ -20,10 +20,10 @@ from .conftest import SIZE, wait_for
 AppFor = Callable[..., ToolstandApp]
 
 
-def test_a_missing_screen_module_gets_a_placeholder() -> None:
+def test_a_missing_screen_module_is_not_hidden() -> None:
     entry = ScreenEntry("later", "Later", "f9", "9", "toolstand.tui.screens.not_there", "X")
-    screen = factory(entry)()
-    assert isinstance(screen, PlaceholderScreen)
+    with pytest.raises(ModuleNotFoundError):
+        factory(entry)()
 
 
 def test_a_broken_screen_module_is_not_hidden() -> None:
@@ -94,17 +94,6 @@ async def test_the_list_shows_the_last_known_verdicts(app_for: AppFor, project: 
         await pilot.pause()
         last = {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[3]) for i in range(3)}
         assert last == {"direct_lookup": "FAIL", "missing_id": "err!", "quote_complete": ""}
-
-
-async def test_a_placeholder_names_the_screen(app_for: AppFor) -> None:
-    app = app_for()
-    async with app.run_test(size=SIZE) as pilot:
-        app.add_mode(
-            "later", factory(ScreenEntry("later", "Later", "f9", "9", "nope.nothing", "X"))
-        )
-        await app.switch_mode("later")
-        await pilot.pause()
-        assert "Later: not built yet" in str(app.screen.query_one("#placeholder", Static).render())
 
 
 async def test_without_a_config_cases_still_work_and_run_says_why(

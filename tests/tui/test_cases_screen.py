@@ -211,7 +211,11 @@ HOSTILE = "\x1b]0;TITLE\x07\x1b[2J"
 async def test_ids_cut_in_the_middle_and_escapes_spelled(app_for: AppFor, project: Path) -> None:
     cases = project / "cases" / "delivery.jsonl"
     # two promotions of one case: cut at the end they would read the same
-    long_a = {"id": "recovery_after_timeout_regression", "user": "a", "expect": {"kind": "text"}}
+    long_a: dict[str, Any] = {
+        "id": "recovery_after_timeout_regression",
+        "user": "a",
+        "expect": {"kind": "text"},
+    }
     long_b = dict(long_a, id="recovery_after_timeout_regression_2")
     evil = {"id": "evil", "user": f"где{HOSTILE}\x9b заказ?", "expect": {"kind": "text",
             "contains_any": [f"ORD{HOSTILE}"]}, "note": f"n{HOSTILE}"}  # fmt: skip

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, SelectionList, TextArea
+from textual.widgets import Input, OptionList, SelectionList, TextArea
 
 from toolstand.adapters import get_adapter
 from toolstand.cases import load_cases
@@ -327,7 +327,12 @@ async def test_a_cold_index_is_saved_as_it_goes_and_loaded_next_time(
     monkeypatch.setattr(history_screen, "SAVE_ROWS", 5)  # ...and a save every 5 or more
     saved_at: list[int] = []
     save = history_sidecar.save
-    monkeypatch.setattr(history_sidecar, "save", lambda ix: (saved_at.append(ix.rows), save(ix))[1])
+
+    def counted_save(ix: Any) -> Any:
+        saved_at.append(ix.rows)
+        return save(ix)
+
+    monkeypatch.setattr(history_sidecar, "save", counted_save)
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         await open_history(pilot, app, len(recs))
@@ -337,9 +342,13 @@ async def test_a_cold_index_is_saved_as_it_goes_and_loaded_next_time(
     saved_at.clear()
     loaded: list[int] = []
     load = history_sidecar.load
-    monkeypatch.setattr(
-        history_sidecar, "load", lambda ix: (ok := load(ix), loaded.append(ix.rows))[0] and ok
-    )
+
+    def counted_load(ix: Any) -> Any:
+        ok = load(ix)
+        loaded.append(ix.rows)
+        return ok
+
+    monkeypatch.setattr(history_sidecar, "load", counted_load)
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_history(pilot, app, len(recs))
@@ -360,15 +369,15 @@ async def test_the_picker_lists_run_files_and_opens_one(
         await wait_for(
             pilot,
             lambda: (
-                app.screen.query("#picker-list")
-                and app.screen.query_one("#picker-list").option_count == 2
+                bool(app.screen.query("#picker-list"))
+                and app.screen.query_one("#picker-list", OptionList).option_count == 2
             ),
-        )  # type: ignore[attr-defined]
-        options = app.screen.query_one("#picker-list")
-        texts = [str(options.get_option_at_index(i).prompt) for i in range(2)]  # type: ignore[attr-defined]
+        )
+        options = app.screen.query_one("#picker-list", OptionList)
+        texts = [str(options.get_option_at_index(i).prompt) for i in range(2)]
         assert all("24 attempts" in t and "sim-careful, sim-eager (simulated)" in t for t in texts)
         target = next(i for i, t in enumerate(texts) if t.startswith("other.jsonl"))
-        options.highlighted = target  # type: ignore[attr-defined]
+        options.highlighted = target
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         assert screen_of(app).path is not None and screen_of(app).path.endswith("other.jsonl")  # type: ignore[union-attr]
@@ -417,7 +426,7 @@ def test_a_promoted_case_keeps_the_expectation_under_a_new_id(project: Path) -> 
 def test_a_promoted_second_turn_failure_pins_its_mode_and_the_result_sent(project: Path) -> None:
     casefile = load_cases(project / "cases" / "delivery.jsonl")
     sent = {"ok": False, "error": {"code": "already_shipped", "retryable": False}}
-    rec = {
+    rec: dict[str, Any] = {
         "case_id": "recovery_already_shipped", "provider": "sim", "model": "sim-eager",
         "mode": "forced", "attempt": 2, "run_id": "r1",
         "judgement": {"verdict": "fail", "errors": [{"code": "false_success", "turn": 2}]},

@@ -32,7 +32,12 @@ def test_tui_takes_a_history_as_argument_or_option(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     seen: list[dict[str, Any]] = []
-    monkeypatch.setattr(app_module, "run_app", lambda **kw: seen.append(kw) or 0)
+
+    def run_app(**kw: Any) -> int:
+        seen.append(kw)
+        return 0
+
+    monkeypatch.setattr(app_module, "run_app", run_app)
     path = tmp_path / "x.jsonl"
     path.write_bytes(b"")
     assert cli.main(["tui", str(path)]) == 0

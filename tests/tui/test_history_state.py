@@ -120,7 +120,7 @@ async def test_a_new_filter_starts_at_the_top(
         await wait_for(pilot, lambda: lst.view is not None and screen.query_.verdict == {"fail"})
         await pilot.pause()
         fails = [i for i, r in enumerate(many) if r["judgement"]["verdict"] == "fail"]
-        assert list(lst.view) == fails
+        assert lst.view is not None and list(lst.view) == fails
         assert lst.cursor == 0 and lst.current_row == fails[0]
         assert lst.scroll_offset.y == 0
 

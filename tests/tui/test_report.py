@@ -131,6 +131,7 @@ async def test_switching_run_files(app_for: AppFor, project: Path, fixed_clock: 
         await wait_for(
             pilot, lambda: screen.report is not None and screen.report.files[0] == screen.path
         )
+        assert screen.report is not None
         assert sum(g.attempted for g in screen.report.groups) == 3
         assert isinstance(screen.query_one(ReportView), ReportView)
 

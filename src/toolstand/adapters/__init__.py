@@ -7,6 +7,7 @@ from toolstand.adapters.base import Adapter
 from toolstand.adapters.gemini import GeminiAdapter
 from toolstand.adapters.openai_chat import OpenAIChatAdapter
 from toolstand.adapters.openai_responses import OpenAIResponsesAdapter
+from toolstand.types import APIS
 
 _ADAPTERS: dict[str, type[Adapter]] = {
     "openai-chat": OpenAIChatAdapter,
@@ -14,7 +15,7 @@ _ADAPTERS: dict[str, type[Adapter]] = {
     "anthropic": AnthropicAdapter,
     "gemini": GeminiAdapter,
 }
-API_NAMES: tuple[str, ...] = tuple(_ADAPTERS)
+assert tuple(_ADAPTERS) == APIS, "one adapter per API, in the order of types.Api"
 
 
 class UnknownApiError(ValueError):
@@ -26,7 +27,7 @@ def get_adapter(api: str) -> Adapter:
     try:
         return _ADAPTERS[api]()
     except (KeyError, TypeError):
-        raise UnknownApiError(f"unknown api {api!r}; allowed: {', '.join(API_NAMES)}") from None
+        raise UnknownApiError(f"unknown api {api!r}; allowed: {', '.join(APIS)}") from None
 
 
-__all__ = ["API_NAMES", "Adapter", "UnknownApiError", "get_adapter"]
+__all__ = ["APIS", "Adapter", "UnknownApiError", "get_adapter"]

@@ -43,9 +43,10 @@ from toolstand.adapters.base import (
 from toolstand.adapters.schema import check_sent_tools, strip_private
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.types import RequestToolChoice
 
 DEFAULT_VERSION = "2023-06-01"
-# from this version on: Bearer auth and no sampling parameters (providers.md C1)
+# from this version on: Bearer auth and no sampling parameters
 BEARER_FROM = "2026-10-21"
 DEFAULT_MAX_TOKENS = 1024  # max_tokens is required by this API
 TRUNCATION_STOPS = frozenset({"max_tokens", "model_context_window_exceeded"})
@@ -207,7 +208,7 @@ class AnthropicAdapter:
         return Usage(total, as_int(u.get("output_tokens")))
 
 
-def tool_choice(choice: str, parallel: bool | None) -> dict[str, Any]:
+def tool_choice(choice: RequestToolChoice, parallel: bool | None) -> dict[str, Any]:
     if choice == "none":  # ToolChoiceNone has no parallel switch
         return {"type": "none"}
     if choice == "auto":

@@ -21,10 +21,7 @@ import orjson
 from toolstand.canonical import json_type_name
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
-
-# "auto" | "none" | "required" | a tool name to force
-ToolChoice = str
-TOOL_CHOICE_KEYWORDS: tuple[str, ...] = ("auto", "none", "required")
+from toolstand.types import RequestToolChoice
 
 TransportCode = Literal[
     "rate_limited",
@@ -49,7 +46,7 @@ class RequestSettings:
     ``options`` holds API-specific settings from the config (e.g. anthropic_version).
     """
 
-    tool_choice: ToolChoice = "auto"
+    tool_choice: RequestToolChoice = "auto"
     parallel_tool_calls: bool | None = None
     temperature: float | None = 0.0
     max_output_tokens: int | None = 500

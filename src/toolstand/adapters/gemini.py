@@ -3,7 +3,7 @@
 Schema form: tools are sent as ``parametersJsonSchema`` (plain JSON Schema) by default,
 because the OpenAPI-subset ``parameters`` field refuses ``additionalProperties``,
 ``exclusiveMinimum`` and every other keyword outside its proto with a 400 for the whole
-request (providers.md D6), which would force the adapter to lose the very constraints
+request, which would force the adapter to lose the very constraints
 the judge checks. ``options.gemini_schema: "parameters"`` selects the subset instead;
 then every keyword removed or rewritten is a SchemaNote and the sent-schema check
 reports what was lost.
@@ -43,9 +43,10 @@ from toolstand.adapters.base import (
 from toolstand.adapters.schema import check_sent_tools, strip_private, to_gemini_parameters
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.types import RequestToolChoice
 
 SCHEMA_FORMS = ("parametersJsonSchema", "parameters")
-# finishReason values and what each means for the decision (providers.md D3 and §1).
+# finishReason values and what each means for the decision.
 # A provider's safety layer stopped the answer: a refusal, flagged content_filter
 # (MODEL_ARMOR and JAILBREAK are Vertex's policy screens).
 REFUSAL_FINISH = frozenset(
@@ -173,7 +174,7 @@ class GeminiAdapter:
         details = (
             [d for d in raw_details if isinstance(d, dict)] if isinstance(raw_details, list) else []
         )
-        # a bad key is a 400 here, not a 401 (providers.md D5)
+        # a bad key is a 400 here, not a 401
         if any(d.get("reason") == "API_KEY_INVALID" for d in details):
             code = "auth_error"
         hints = [retry_after_from_headers(lower_headers(headers)), _retry_delay(details)]
@@ -225,7 +226,7 @@ class GeminiAdapter:
         )
 
 
-def function_calling_config(choice: str) -> dict[str, Any]:
+def function_calling_config(choice: RequestToolChoice) -> dict[str, Any]:
     modes = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
     if choice in modes:
         return {"mode": modes[choice]}

@@ -1,7 +1,7 @@
 """The Chat Completions wire API (``POST {base_url}/chat/completions``), also spoken by
 OpenAI-compatible servers.
 
-Known deviations of compatible servers (providers.md section E) and what this adapter
+Known deviations of compatible servers and what this adapter
 does about them:
 
 - vLLM: ``"auto"`` needs ``--enable-auto-tool-choice`` and ``--tool-call-parser`` or it is
@@ -21,7 +21,7 @@ does about them:
   default) and is not supported here; if a server sends ``arguments`` as an object we
   re-serialize it (``raw_reserialized``, flag ``arguments_object``) instead of failing.
 - LM Studio and OpenRouter: treated as plain OpenAI-compatible servers (their tool-calling
-  behaviour is not in providers.md: UNCONFIRMED). OpenRouter is known to put an upstream
+  behaviour is not documented: UNCONFIRMED). OpenRouter is known to put an upstream
   failure inside a 200 as ``choices[0].error`` or a top-level ``error`` with the HTTP
   status as ``code``; those are classified as transport failures by that code.
 - Missing call ids are synthesized (``openai-chat-call-<i>``) and never sent back.
@@ -58,9 +58,10 @@ from toolstand.adapters.base import (
 from toolstand.adapters.schema import check_sent_tools, strip_private
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.types import RequestToolChoice
 
 MAX_TOKENS_PARAMS = ("max_completion_tokens", "max_tokens")
-# 429s that are billing states: retrying cannot help (providers.md A5)
+# 429s that are billing states: retrying cannot help
 NO_RETRY_429 = frozenset({"insufficient_quota", "credit_balance_exhausted"})
 # every finish_reason the SDK knows (chat_completion.py); another one is noted
 KNOWN_FINISH = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
@@ -170,7 +171,7 @@ class OpenAIChatAdapter:
         return Usage(as_int(u.get("prompt_tokens")), as_int(u.get("completion_tokens")))
 
 
-def tool_choice(choice: str) -> Any:
+def tool_choice(choice: RequestToolChoice) -> Any:
     if choice in ("auto", "none", "required"):
         return choice
     return {"type": "function", "function": {"name": choice}}
@@ -264,7 +265,7 @@ def _decide(
     malformed: bool,
     notes: list[str],
 ) -> ModelDecision:
-    """The decision table for Chat Completions (providers.md §1): content first."""
+    """The decision table for Chat Completions: content first."""
     if refusal or finish == "content_filter":
         if finish == "content_filter":
             flags.append("content_filter")

@@ -37,6 +37,7 @@ from toolstand.adapters.openai_chat import classify_openai_error
 from toolstand.adapters.schema import check_sent_tools, strip_private
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.types import RequestToolChoice
 
 # a 200 with status "failed" that is really a transport failure (response_error.py codes)
 FAILED_AS_TRANSPORT: dict[str, TransportCode] = {
@@ -157,7 +158,7 @@ class OpenAIResponsesAdapter:
         return Usage(as_int(u.get("input_tokens")), as_int(u.get("output_tokens")))
 
 
-def tool_choice(choice: str) -> Any:
+def tool_choice(choice: RequestToolChoice) -> Any:
     if choice in ("auto", "none", "required"):
         return choice
     return {"type": "function", "name": choice}

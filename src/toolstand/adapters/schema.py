@@ -5,7 +5,7 @@ change is recorded as ``SchemaNote``s (``dropped``, ``rewritten``, ``moved``) so
 difference between providers can be traced to the adapter rather than blamed on the
 model. ``check_sent_tools`` then reads the schemas back out of the request body that
 actually goes out and reports every ``required``, ``enum``, ``additionalProperties`` or
-``description`` that did not survive (action ``lost``): seed 000, check 3.
+``description`` that did not survive (action ``lost``).
 
 Note paths are JSON paths inside the tool's parameters (``$.properties.weight_kg``);
 the empty path means the tool itself (its top-level description).
@@ -43,7 +43,7 @@ ONE_KEYS = (
 )
 LIST_KEYS = ("anyOf", "allOf", "oneOf", "prefixItems")
 
-# The fields of Gemini's OpenAPI-3.0-style ``Schema`` (providers.md D6). Anything else in
+# The fields of Gemini's OpenAPI-3.0-style ``Schema`` (its API reference). Anything else in
 # ``parameters`` is a hard 400 for the whole request, so it must go.
 GEMINI_SCHEMA_FIELDS = frozenset(
     {

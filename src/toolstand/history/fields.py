@@ -1,7 +1,7 @@
 """What the stand reads from a history's records, whatever reader reads them (no Textual).
 
-* the fields every attempt must hold (design.md, "Field names that other tools rely
-  on"): attempt_problem is the one check that report, compare, rejudge and the History
+* the fields every attempt must hold (docs/records.md, "What every reader
+  requires"): attempt_problem is the one check that report, compare, rejudge and the History
   index apply, each skipping such a line with a warning naming it;
 * what the run headers say (RunMeta): hashes, versions, prices and the matrix of
   planned attempts, against which a report holds each group.

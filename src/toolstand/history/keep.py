@@ -21,6 +21,7 @@ describes the file as it is, never what this writer believes it wrote.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ class IndexedWriter(JsonlWriter):
         self._line_bytes = 0
         self.index_error: str | None = None  # why the index stopped being kept, if it did
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Mapping[str, Any]) -> None:
         line = orjson.dumps(record) + b"\n"
         self._put(line)
         if self.index_error is not None:
@@ -58,14 +59,14 @@ class IndexedWriter(JsonlWriter):
         except Exception as exc:  # an index is a convenience: never lose a line for it
             self._give_up(exc)
 
-    def _keep_row(self, record: dict[str, Any], end: int, size: int) -> None:
+    def _keep_row(self, record: Mapping[str, Any], end: int, size: int) -> None:
         self._line_bytes += size
         if record.get("type") == "attempt":
             row = flat_row(record)
             row.setdefault("user", None)  # never look the message up in a buffer
             self._since_save += 1
         else:
-            row = record
+            row = dict(record)  # a header: rare
         self._pending.append((end - size, end, row))
         if len(self._pending) >= _BATCH:
             self._catch_up()

@@ -7,6 +7,7 @@ and where the judgement sits, so HistoryIndex can decode just those bytes of eac
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 VERDICTS = ("pass", "fail", "error")  # error: a transport failure, no verdict
@@ -98,7 +99,7 @@ class LineShape:
             self.judgement_guard = b',"second_turn":null,"judgement":'
 
 
-def flat_row(rec: dict[str, Any]) -> dict[str, Any]:
+def flat_row(rec: Mapping[str, Any]) -> dict[str, Any]:
     """A row dict with every NEEDED key, its verdict and error codes, from a decoded attempt."""
     d = {k: rec.get(k) for k in NEEDED}
     if "user" in rec:  # else (cut off by decode_summary) read whole when first needed

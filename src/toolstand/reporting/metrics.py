@@ -3,7 +3,7 @@
 Every quality rate comes from ``judgement.metrics`` (first turn) and ``second_turn``
 (error recovery) as docs/records.md fixes them; the judge decided, this module only
 counts, so a re-judged history gives re-judged metrics. Modes are never pooled: auto,
-forced, no_tools and reversed answer different questions (seed 000). no_tools is a
+forced, no_tools and reversed answer different questions (README). no_tools is a
 control: the judge marks every case in it as expecting no call, so its tool-selection
 and argument denominators are 0 and a text answer is a pass; a history judged before
 that rule gets it from ``toolstand rejudge``.
@@ -32,12 +32,12 @@ from toolstand.history import (
     unique_paths,
 )
 from toolstand.reporting.tally import (
-    _PASSED,
     LOWER_IS_BETTER,
     METRICS,
     CaseTally,
     FailedAttempt,
     GroupStats,
+    Outcome,
     Prices,
     Report,
     outcome_vector,
@@ -87,8 +87,8 @@ class Collector:
         self.groups: dict[tuple[Any, Any, Any], GroupStats] = {}
         self.failures: list[FailedAttempt] = []
         self.collect_failures = collect_failures
-        self._vectors: list[tuple[Any, ...]] = []
-        self._vector_ids: dict[tuple[Any, ...], int] = {}
+        self._vectors: list[Outcome] = []
+        self._vector_ids: dict[Outcome, int] = {}
         self._blob_ids: dict[bytes, int] = {}
         self._split_misses = 0
         self._split_works = False
@@ -111,7 +111,7 @@ class Collector:
             t = g.cases[case_id] = CaseTally(case_id)
         return (g, t)
 
-    def _intern(self, vec: tuple[Any, ...]) -> int:
+    def _intern(self, vec: Outcome) -> int:
         vid = self._vector_ids.get(vec)
         if vid is None:
             vid = self._vector_ids[vec] = len(self._vectors)
@@ -153,7 +153,7 @@ class Collector:
             if vid is None:
                 return decode_summary(line)
         if self.collect_failures and not (
-            self._vectors[vid][_PASSED] and not (st and st.get("transport_error"))
+            self._vectors[vid].passed and not (st and st.get("transport_error"))
         ):
             return self._with_errors(line, head, vid, st)
         return (head, vid, None, st)
@@ -265,7 +265,7 @@ class Collector:
                 if (st.get("judgement") or {}).get("passed"):
                     t.st_passed += 1
         if self.collect_failures and j is not None:
-            passed = self._vectors[vid][_PASSED]
+            passed = self._vectors[vid].passed
             if passed and not st_te:
                 return None
             errors = _turn2_errors(j, st)

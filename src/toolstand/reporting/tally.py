@@ -10,7 +10,7 @@ from array import array
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolstand.history import HistoryWarning, RunMeta
 from toolstand.reporting.stats import Rate, percentile
@@ -32,24 +32,38 @@ LOWER_IS_BETTER: frozenset[str] = frozenset({"unsafe_call_rate"})
 Prices = Mapping[str, Mapping[str, float]]  # model -> {"input_per_mtok", "output_per_mtok"}
 
 
-# An outcome vector: what one judged attempt adds to its case's counters. Judgements
-# repeat across repetitions, so cases count vector ids and the sums are made once.
-_PASSED, _DECISION, _EXPECTS, _SELECTION, _CALLS, _VALID, _EXACT_DEN, _EXACT, _NORM, _UNSAFE = (
-    range(10)
-)
-# the verdict had each call's normalized match counted (design.md: verdict_normalized)
-_NORM_PASSED = 10
-_SIGNATURE = 11
+class Outcome(NamedTuple):
+    """An outcome vector: what one judged attempt adds to its case's counters.
+    Judgements repeat across repetitions, so cases count vector ids and the sums are
+    made once. Every field but ``signature`` is a count (a bool counts 0 or 1)."""
+
+    passed: int
+    decision: int
+    expects: int
+    selection: int
+    calls: int
+    valid: int
+    exact_den: int
+    exact: int
+    norm: int
+    unsafe: int
+    # the verdict had each call's normalized match counted (design.md: verdict_normalized)
+    norm_passed: int
+    signature: Any
 
 
-def outcome_vector(j: Mapping[str, Any]) -> tuple[Any, ...] | None:
+_COUNTS = len(Outcome._fields) - 1  # every field before signature
+_NO_SUMS = Outcome._make([0] * _COUNTS + [None])
+
+
+def outcome_vector(j: Mapping[str, Any]) -> Outcome | None:
     """The counted facts of one judgement, or None when it carries no metrics."""
     m = j.get("metrics")
     if not isinstance(m, dict):
         return None
     get = m.get
     expects = bool(get("expects_call"))
-    return (
+    return Outcome(
         j.get("verdict") == "pass",
         bool(get("decision_correct")),
         expects,
@@ -79,18 +93,18 @@ class CaseTally:
         self.case_id = case_id
         self.attempted = self.st_run = self.st_passed = 0
         self.outcomes: dict[int, int] = {}  # outcome vector id -> attempts
-        self.sums = [0] * _SIGNATURE  # filled by finalize()
+        self.sums = _NO_SUMS  # filled by finalize()
         self.signatures: dict[Any, int] = {}
 
-    def finalize(self, vectors: list[tuple[Any, ...]]) -> None:
-        sums = [0] * _SIGNATURE
+    def finalize(self, vectors: list[Outcome]) -> None:
+        sums = [0] * _COUNTS
         sigs: dict[Any, int] = {}
         for vid, n in self.outcomes.items():
             vec = vectors[vid]
-            for i in range(_SIGNATURE):
+            for i in range(_COUNTS):
                 sums[i] += vec[i] * n
-            sigs[vec[_SIGNATURE]] = sigs.get(vec[_SIGNATURE], 0) + n
-        self.sums, self.signatures = sums, sigs
+            sigs[vec.signature] = sigs.get(vec.signature, 0) + n
+        self.sums, self.signatures = Outcome._make([*sums, None]), sigs
 
     @property
     def scored(self) -> int:
@@ -98,20 +112,20 @@ class CaseTally:
 
     @property
     def passed(self) -> int:
-        return self.sums[_PASSED]
+        return self.sums.passed
 
     def counts(self) -> dict[str, tuple[int, int]]:
         """(numerator, denominator) of every metric over this case alone."""
         s, scored = self.sums, self.scored
         return {
-            "pass_rate": (s[_PASSED], scored),
-            "normalized_pass_rate": (s[_NORM_PASSED], scored),
-            "decision_accuracy": (s[_DECISION], scored),
-            "tool_selection_accuracy": (s[_SELECTION], s[_EXPECTS]),
-            "raw_schema_validity": (s[_VALID], s[_CALLS]),
-            "exact_argument_accuracy": (s[_EXACT], s[_EXACT_DEN]),
-            "normalized_argument_accuracy": (s[_NORM], s[_EXACT_DEN]),
-            "unsafe_call_rate": (s[_UNSAFE], scored),
+            "pass_rate": (s.passed, scored),
+            "normalized_pass_rate": (s.norm_passed, scored),
+            "decision_accuracy": (s.decision, scored),
+            "tool_selection_accuracy": (s.selection, s.expects),
+            "raw_schema_validity": (s.valid, s.calls),
+            "exact_argument_accuracy": (s.exact, s.exact_den),
+            "normalized_argument_accuracy": (s.norm, s.exact_den),
+            "unsafe_call_rate": (s.unsafe, scored),
             "error_recovery_accuracy": (self.st_passed, self.st_run),
             "consistency": (max(self.signatures.values(), default=0), scored),
         }
@@ -206,7 +220,7 @@ class GroupStats:
         """Cost from token counts × price per million tokens; else the records' cost_usd.
 
         Per passed attempt, because a cheap model that fails half the time costs twice
-        its sticker price per completed operation (seed 000).
+        its sticker price per completed operation.
         """
         if price is not None:
             total = (

@@ -36,10 +36,10 @@ from toolstand.sim.wire_anthropic import AnthropicWire
 from toolstand.sim.wire_chat import ChatWire
 from toolstand.sim.wire_gemini import GeminiWire
 from toolstand.sim.wire_responses import ResponsesWire
+from toolstand.types import APIS
 
 log = logging.getLogger(__name__)
 
-APIS: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "gemini")
 _GEMINI_PREFIX = "/v1beta/models/"
 _GEMINI_SUFFIX = ":generateContent"
 _FAULT_ERRORS: dict[str, tuple[ErrorKind, str]] = {

@@ -1,4 +1,4 @@
-"""Anthropic Messages (/v1/messages) on the wire, per providers.md section C.
+"""Anthropic Messages (/v1/messages) on the wire, per Anthropic's API reference.
 
 Both auth styles are accepted: ``x-api-key`` (API version 2023-06-01) and
 ``Authorization: Bearer`` (2026-10-21, what the installed official SDK sends). The
@@ -171,7 +171,7 @@ class AnthropicWire:
         if answer.kind in ("calls", "malformed"):
             for i, c in enumerate(answer.calls):
                 # a call cut by max_tokens has no complete input; the API's exact non-streaming
-                # form is unconfirmed (providers.md C3), so the block carries an empty input
+                # form is unconfirmed, so the block carries an empty input
                 content.append(
                     {
                         "type": "tool_use",

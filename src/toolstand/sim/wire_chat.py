@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions (/v1/chat/completions) on the wire, per providers.md section A.
+"""OpenAI Chat Completions (/v1/chat/completions) on the wire, per OpenAI's API reference.
 
 Like api.openai.com, a named forced call ends with ``finish_reason`` "stop", not
 "tool_calls", so adapters must decide from the content.

@@ -1,4 +1,4 @@
-"""Gemini generateContent (/v1beta/models/{model}:generateContent), per providers.md section D.
+"""Gemini generateContent (/v1beta/models/{model}:generateContent), per Google's API reference.
 
 The simulator behaves like a current Gemini model: function calls carry no ``id``
 (so a ``functionResponse.id`` can only be a synthesized one, which must not be sent

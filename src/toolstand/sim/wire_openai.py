@@ -1,4 +1,4 @@
-"""What OpenAI's two APIs share on the wire (providers.md A1, A5, B1, B5): Bearer auth,
+"""What OpenAI's two APIs share on the wire (their API reference): Bearer auth,
 the ``{"error": {message, type, param, code}}`` envelope with retry-after(-ms), and the
 tool_choice encodings."""
 

@@ -1,4 +1,4 @@
-"""OpenAI Responses (/v1/responses) on the wire, per providers.md section B.
+"""OpenAI Responses (/v1/responses) on the wire, per OpenAI's API reference.
 
 Both ways to continue after a call work: stateless (the whole conversation resent in
 ``input``) and stateful (``previous_response_id``; the last few thousand stored).

@@ -41,6 +41,14 @@ from toolstand.judge import judge
 from toolstand.runner import Inputs, header, targets_for
 from toolstand.transport import decode_body, make_client, sanitize_request
 from toolstand.tui.model.project import Project
+from toolstand.types import (
+    AttemptRecord,
+    FollowupJudgement,
+    Judgement,
+    Mode,
+    ToolResultRecord,
+    TransportErrorRecord,
+)
 
 
 @dataclass
@@ -51,11 +59,11 @@ class TurnView:
     request: dict[str, Any] | None
     response: dict[str, Any] | None
     decision: dict[str, Any] | None
-    judgement: dict[str, Any] | None
-    transport_error: dict[str, Any] | None = None
+    judgement: Judgement | FollowupJudgement | None
+    transport_error: TransportErrorRecord | None = None
     tries: list[dict[str, Any]] = field(default_factory=list)
     latency_ms: float | None = None
-    tool_results: list[dict[str, Any]] | None = None
+    tool_results: list[ToolResultRecord] | None = None
     checks: dict[str, Any] | None = None  # turn 2: the followup checks it was judged by
     # the request's conversation item to open at: the user's last turn (in turn 2 the
     # call and the tool results follow it), never the system prompt at the top
@@ -83,7 +91,7 @@ def _last_item(request: dict[str, Any] | None) -> int | None:
     return len(found[1]) - 1 if found is not None and found[1] else None
 
 
-def views_of(state: AttemptState, rec: dict[str, Any] | None = None) -> list[TurnView]:
+def views_of(state: AttemptState, rec: AttemptRecord | None = None) -> list[TurnView]:
     """The turns of an attempt, from the same record that goes to disk."""
     rec = rec if rec is not None else record(state)
     user_turn = _last_item(rec["request"])
@@ -178,7 +186,7 @@ class LiveSession:
         self._stack = stack
         self._cases_sha = self.project.casefile.sha256
 
-    async def first(self, run_index: int, case: Case, mode: str) -> AttemptState:
+    async def first(self, run_index: int, case: Case, mode: Mode) -> AttemptState:
         """Start an attempt and send its first turn (cancellable while it waits)."""
         if not mode_applies(case, mode):
             raise ValueError(f"mode {mode} runs only cases that expect a call")
@@ -206,7 +214,7 @@ class LiveSession:
         await second_turn(state, results, self._client, policy_for(self.config))
         return state
 
-    def append(self, state: AttemptState) -> tuple[Path, dict[str, Any]]:
+    def append(self, state: AttemptState) -> tuple[Path, AttemptRecord]:
         """Append the attempt's record (after this session's run header) and return it."""
         path = live_path(self.project.runs_dir, self.today())
         rec = record(state)
@@ -218,7 +226,7 @@ class LiveSession:
             writer.write(rec)
         return path, rec
 
-    async def save(self, state: AttemptState) -> tuple[Path, dict[str, Any]]:
+    async def save(self, state: AttemptState) -> tuple[Path, AttemptRecord]:
         """``append`` off the event loop, one at a time (records left behind and the
         next attempt's can finish together)."""
         async with self._writing:
@@ -232,7 +240,7 @@ class LiveSession:
 
 
 def judge_pasted(
-    project: Project, run_index: int, case: Case, mode: str, status: int, text: str
+    project: Project, run_index: int, case: Case, mode: Mode, status: int, text: str
 ) -> TurnView:
     """Rule on a pasted provider body exactly as on a live answer: classify, parse, judge."""
     assert project.config is not None

@@ -3,6 +3,7 @@ thread worker). Only the summary head of each attempt line is decoded."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,7 @@ class Verdicts:
         return case_id in self.by_case
 
 
-def verdict_of(rec: dict[str, Any]) -> LastVerdict | None:
+def verdict_of(rec: Mapping[str, Any]) -> LastVerdict | None:
     if rec.get("type") != "attempt" or "case_id" not in rec:
         return None
     error = rec.get("transport_error")

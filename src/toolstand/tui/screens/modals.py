@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 
 from toolstand.printable import visible
 from toolstand.tui.model.templates import NEGATIVE, TEMPLATES
+from toolstand.types import Mode
 
 
 class ConfirmModal(ModalScreen[bool]):
@@ -104,7 +105,7 @@ class PasteModal(ModalScreen[PasteForm]):
         form: PasteForm,
         targets: list[tuple[str, int]],
         cases: list[str],
-        mode: str,
+        mode: Mode,
         status_of: Callable[[str], int | None],
     ) -> None:
         super().__init__()

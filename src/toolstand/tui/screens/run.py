@@ -26,16 +26,16 @@ from textual.widgets import Footer, Select, Static, Tab, Tabs
 from textual.worker import Worker, WorkerState
 
 from toolstand.cases import Case
-from toolstand.config import MODES
 from toolstand.printable import visible
 from toolstand.tui.model.verdicts import verdict_of
 from toolstand.tui.screens.modals import PasteForm, PasteModal
 from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.step_panel import StepPanel
+from toolstand.types import MODES, AttemptRecord, Mode
 
 # what the panels show: (case id, index of the configured run, mode)
-Key = tuple[str, object, str]
+Key = tuple[str, object, Mode]
 
 if TYPE_CHECKING:
     from toolstand.attempt import AttemptState
@@ -102,7 +102,7 @@ class RunScreen(Screen[None]):
         """A live turn came back (and, when the attempt ended, was recorded)."""
 
         def __init__(
-            self, state: AttemptState, rec: dict[str, Any] | None, path: str | None
+            self, state: AttemptState, rec: AttemptRecord | None, path: str | None
         ) -> None:
             super().__init__()
             self.state, self.rec, self.path = state, rec, path
@@ -110,7 +110,7 @@ class RunScreen(Screen[None]):
     class Recorded(Message):
         """An attempt left half-way (no turn 2 sent) was recorded as it stood."""
 
-        def __init__(self, rec: dict[str, Any]) -> None:
+        def __init__(self, rec: AttemptRecord) -> None:
             super().__init__()
             self.rec = rec
 
@@ -196,7 +196,7 @@ class RunScreen(Screen[None]):
 
     def _key(self) -> Key:
         bar = [self.query_one(f"#run-{n}", Select).value for n in ("case", "target", "mode")]
-        return str(bar[0]), bar[1], str(bar[2])
+        return str(bar[0]), bar[1], cast("Mode", bar[2])  # the select offers MODES only
 
     def _leave(self) -> None:
         """Clear the panels; an attempt waiting for its turn 2 is recorded as it stood."""
@@ -247,7 +247,7 @@ class RunScreen(Screen[None]):
 
     # --- choosing what to run ----------------------------------------------------------
 
-    def _selection(self) -> tuple[int, Case, str] | None:
+    def _selection(self) -> tuple[int, Case, Mode] | None:
         project = self.tapp.project
         target = self.query_one("#run-target", Select).value
         case_id = self.query_one("#run-case", Select).value
@@ -255,7 +255,8 @@ class RunScreen(Screen[None]):
         if project.config is None or target is Select.NULL or case is None:
             self._say("choose a case and a configured run first", "failed")
             return None
-        return int(cast(int, target)), case, str(self.query_one("#run-mode", Select).value)
+        mode = cast("Mode", self.query_one("#run-mode", Select).value)  # offers MODES only
+        return int(cast(int, target)), case, mode
 
     def _live(self) -> LiveSession:
         from toolstand.tui.model.live import LiveSession  # imports the adapters on first use
@@ -281,7 +282,7 @@ class RunScreen(Screen[None]):
         self._worker = self._first_turn(index, case, mode, left)
         self.refresh_bindings()
 
-    def _mode_fits(self, case: Case, mode: str) -> bool:
+    def _mode_fits(self, case: Case, mode: Mode) -> bool:
         if mode == "forced" and not case.expects_call:
             self._leave()  # what was shown is not what the status now speaks of
             self._say(
@@ -293,7 +294,7 @@ class RunScreen(Screen[None]):
 
     @work(exclusive=True, group="live", exit_on_error=False)
     async def _first_turn(
-        self, index: int, case: Case, mode: str, left: AttemptState | None
+        self, index: int, case: Case, mode: Mode, left: AttemptState | None
     ) -> None:
         from toolstand.attempt import wants_second_turn
 
@@ -381,7 +382,7 @@ class RunScreen(Screen[None]):
     def _recorded(self, event: Recorded) -> None:
         self._record(event.rec)
 
-    def _record(self, rec: dict[str, Any]) -> None:
+    def _record(self, rec: AttemptRecord) -> None:
         verdict = verdict_of(rec)
         if verdict is not None:
             self.tapp.record_verdict(str(rec["case_id"]), verdict)
@@ -497,7 +498,7 @@ class RunScreen(Screen[None]):
             outcome = f"transport error {view.transport_error.get('code')}"
             outcome += f" after {view.retries} retries" if view.retries else ""
         else:
-            outcome = f"verdict {(view.judgement or {}).get('verdict')}"
+            outcome = f"verdict {view.judgement['verdict'] if view.judgement else None}"
         took = f"{view.latency_ms:.0f} ms" if view.latency_ms is not None else ""
         bits = [f"{view.label} of {visible(self.showing[0])}", outcome, took, self._note]
         self._say(" · ".join(b for b in bits if b))

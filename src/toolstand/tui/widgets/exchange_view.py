@@ -3,6 +3,7 @@ decision and the verdict with its codes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -58,7 +59,7 @@ def anchor_line(body: Any, anchor: int | None) -> int:
     return 0
 
 
-def _error_line(err: dict[str, Any]) -> str:
+def _error_line(err: Mapping[str, Any]) -> str:
     """code[.subcode] path (call i): the message, else expected and actual."""
     code = str(err.get("code", "?"))
     if err.get("subcode"):
@@ -102,7 +103,8 @@ def verdict_text(view: TurnView) -> Text:
             )
         out.append("not a verdict: left out of every quality metric", style="dim")
         return out
-    j = view.judgement
+    # read defensively: a view can hold a judgement from an older record
+    j: Mapping[str, Any] | None = view.judgement
     if j is None:
         out.append("no verdict yet", style="dim")
         return out
@@ -199,7 +201,9 @@ class ExchangeView(Widget):
         )
         q("#decision-body", TextArea).load_text(pretty(decision) if decision else "")
         verdict = (
-            "transport error" if view.transport_error else (view.judgement or {}).get("verdict", "")
+            "transport error"
+            if view.transport_error
+            else (view.judgement["verdict"] if view.judgement else "")
         )
         self._pane("verdict", visible(f"verdict · {verdict} · {view.label}"))
         q("#verdict-text", Static).update(verdict_text(view))

@@ -1,0 +1,211 @@
+"""One vocabulary: the closed sets toolstand speaks in and the records that travel.
+
+Each closed set is a ``Literal`` and its tuple is derived from it with ``get_args``,
+so the name is spelled once (httpx's ``_types.py`` does the same). The records are
+``TypedDict``s of what the runner and the judge actually write (docs/records.md):
+a reader gets its keys checked by mypy at no runtime cost, since a TypedDict is a
+plain ``dict`` at runtime.
+"""
+
+# no ``from __future__ import annotations``: TypedDict reads NotRequired from evaluated
+# annotations, and tests/test_types.py holds real records to __required_keys__
+from typing import Any, Literal, NotRequired, TypedDict, get_args
+
+Api = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
+APIS: tuple[Api, ...] = get_args(Api)
+
+Mode = Literal["auto", "forced", "no_tools", "reversed"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+
+Verdict = Literal["pass", "fail"]
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+
+Effect = Literal["read", "prepare", "execute"]
+EFFECTS: tuple[Effect, ...] = get_args(Effect)
+
+ToolChoice = Literal["auto", "none", "required"]
+TOOL_CHOICES: tuple[ToolChoice, ...] = get_args(ToolChoice)
+# what a request carries: one of the keywords, or the name of the one tool it forces
+RequestToolChoice = ToolChoice | str
+
+ErrorCode = Literal[
+    "missing_call",
+    "unexpected_call",
+    "wrong_tool",
+    "call_count_mismatch",
+    "invalid_json",
+    "invalid_arguments",
+    "argument_mismatch",
+    "text_mismatch",
+    "unsafe_call",
+    "unexpected_refusal",
+    "truncated",
+    "policy_blocked",
+    "false_success",
+    "repeated_call",
+    "recovery_mismatch",
+]
+ERROR_CODES: tuple[ErrorCode, ...] = get_args(ErrorCode)
+
+SchemaSubcode = Literal[
+    "missing_required",
+    "additional_property",
+    "wrong_type",
+    "enum",
+    "pattern",
+    "range",
+    "length",
+    "format",
+]
+SCHEMA_SUBCODES: tuple[SchemaSubcode, ...] = get_args(SchemaSubcode)
+
+RepairClass = Literal["raw_valid", "repairable", "invalid"]
+
+
+class Violation(TypedDict):
+    """One schema violation of a call's arguments."""
+
+    subcode: SchemaSubcode
+    path: str
+    message: str
+
+
+class JudgeError(TypedDict):
+    """One entry of ``judgement.errors``; only ``code`` and ``turn`` are always there."""
+
+    code: ErrorCode
+    turn: int
+    call_index: NotRequired[int]
+    subcode: NotRequired[SchemaSubcode]
+    path: NotRequired[str]
+    expected: NotRequired[Any]
+    actual: NotRequired[Any]
+    message: NotRequired[str]
+
+
+class CallRow(TypedDict):
+    """One entry of ``judgement.calls``: a call the model made, as the judge saw it."""
+
+    index: int
+    name: str
+    known_tool: bool
+    offered: bool
+    matched_expected: int | None
+    right_tool: bool
+    repair: RepairClass
+    repaired_arguments: dict[str, Any] | None
+    repairs: list[dict[str, Any]]
+    exact: bool | None
+    normalized: bool | None
+    unsafe: bool
+
+
+class JudgeMetrics(TypedDict):
+    """``judgement.metrics``: the first turn's booleans and counts the report sums."""
+
+    expects_call: bool
+    called: bool
+    decision_correct: bool
+    tool_selection_correct: bool | None
+    calls_made: int
+    calls_unknown_tool: int
+    calls_schema_valid: int
+    exact_denominator: int
+    exact_correct: int
+    normalized_correct: int
+    unsafe: bool
+    signature: str
+
+
+class Judgement(TypedDict):
+    """The first turn's judgement (with the second turn's errors merged in the record)."""
+
+    verdict: Verdict
+    # the verdict with each call's normalized match counted (records before it: absent)
+    verdict_normalized: NotRequired[Verdict]
+    errors: list[JudgeError]
+    calls: list[CallRow]
+    unsafe: bool
+    flags: list[str]
+    metrics: JudgeMetrics
+
+
+class FollowupJudgement(TypedDict):
+    """The second turn's judgement."""
+
+    verdict: Verdict
+    errors: list[JudgeError]
+    passed: bool
+
+
+class TransportErrorRecord(TypedDict):
+    """``transport_error`` when the exchange failed; ``status`` None without an answer."""
+
+    code: str
+    message: str
+    status: int | None
+
+
+class Usage(TypedDict):
+    input_tokens: int | None
+    output_tokens: int | None
+
+
+class ToolResultRecord(TypedDict):
+    call_id: str | None
+    name: str
+    result: Any
+    call_id_synthesized: bool
+
+
+class SecondTurnRecord(TypedDict):
+    """``second_turn`` of an attempt record when the second turn ran."""
+
+    tool_results: list[ToolResultRecord]
+    transport_error: TransportErrorRecord | None
+    judgement: FollowupJudgement | None
+    elapsed_ms: float
+    retries: int
+    decision: dict[str, Any] | None
+    tries: list[dict[str, Any]]
+    request_hash: str
+    request: dict[str, Any]
+    response: dict[str, Any]
+
+
+class AttemptRecord(TypedDict):
+    """One attempt line of a run's JSONL, exactly the keys the runner writes."""
+
+    type: Literal["attempt"]
+    schema_version: int
+    run_id: str
+    provider: str
+    api: Api
+    model: str
+    simulated: bool
+    case_id: str
+    category: str | None
+    mode: Mode
+    attempt: int
+    started_at: str
+    elapsed_ms: float
+    latency_ms: float | None
+    retries: int
+    transport_error: TransportErrorRecord | None
+    decision: dict[str, Any] | None
+    judgement: Judgement | None
+    usage: Usage
+    cost_usd: float | None
+    adapter_version: str
+    toolstand_version: str
+    api_settings: dict[str, Any]
+    tool_choice: RequestToolChoice | None
+    offered_tools: list[str]
+    blocked_tools: list[str]
+    user: str
+    schema_notes: list[dict[str, Any]]
+    tries: list[dict[str, Any]]
+    request_hash: str
+    request: dict[str, Any]
+    response: dict[str, Any]
+    second_turn: SecondTurnRecord | None
