@@ -195,7 +195,9 @@ def _parser() -> argparse.ArgumentParser:
         help="the port to listen on; 0 picks a free one (default: %(default)s)",
     )
     s.add_argument(
-        "--cases", default=DEFAULT_CASES, help="the cases it answers from (default: %(default)s)"
+        "--cases",
+        default=DEFAULT_CASES,
+        help="the case file or folder it answers from (default: %(default)s)",
     )
     s.add_argument(
         "--tools", default=DEFAULT_TOOLS, help="the contract it answers with (default: %(default)s)"
