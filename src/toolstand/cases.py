@@ -210,14 +210,9 @@ class Case(_Strict):
         it has them (under the contract's name and version), else ``contract``."""
         if self.tools is None:
             return contract
-        own = self.__dict__.get("_own_contract")
-        if own is None or own[0] is not contract:
-            own = (
-                contract,
-                Contract(name=contract.name, version=contract.version, tools=self.tools),
-            )
-            self.__dict__["_own_contract"] = own
-        return own[1]
+        # the ToolSpecs are the case's own objects (not revalidated): their validators,
+        # built once, are shared by every attempt
+        return Contract(name=contract.name, version=contract.version, tools=self.tools)
 
     @property
     def last_user_text(self) -> str:
