@@ -22,6 +22,7 @@ from pydantic import (
     field_validator,
 )
 
+from toolstand.cases import case_paths
 from toolstand.jsonpos import line_index, line_of
 from toolstand.printable import visible
 from toolstand.problems import (
@@ -190,7 +191,6 @@ class Config(_Strict):
     def first_case_file(self) -> Path:
         """The one file a single-file view (the TUI's Cases editor) opens: the file, the
         list's first, or the folder's first ``*.jsonl``."""
-        from toolstand.cases import case_paths
 
         paths = case_paths(self.cases_source)
         if paths:
