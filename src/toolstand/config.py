@@ -191,7 +191,6 @@ class Config(_Strict):
     def first_case_file(self) -> Path:
         """The one file a single-file view (the TUI's Cases editor) opens: the file, the
         list's first, or the folder's first ``*.jsonl``."""
-
         paths = case_paths(self.cases_source)
         if paths:
             return paths[0]
