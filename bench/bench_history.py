@@ -118,7 +118,7 @@ def writer_costs(out: Path, n: int) -> dict[str, float]:
     """Seconds a line for the first 50,000 lines of the history through a plain
     JsonlWriter and through IndexedWriter (the records made the same way for both)."""
     from toolstand.history.keep import IndexedWriter
-    from toolstand.jsonl import JsonlWriter
+    from toolstand.history.write import JsonlWriter
 
     header, seeds = seed_records(out)
     sample = min(n, 50_000)

@@ -137,6 +137,8 @@ def inputs_for(root: str, **settings: Any) -> Inputs:
             }
         ],
         "system_prompt": "prompts/delivery-router-v1.txt",
+        "tools": "contracts/delivery_tools.json",
+        "cases": "cases/delivery.jsonl",
         "retry": {"max_retries": 0},
         "timeouts": {"connect_s": 10, "read_s": 30},
         **settings,

@@ -205,13 +205,29 @@ def test_config_errors_name_line_and_field(tmp_path: Path) -> None:
     cfg = write(
         tmp_path,
         "config.json",
-        '{\n  "runs": [\n    {"provider": "p", "model": "m", "api": "openai-chats", "base_url": "sim"}\n  ],\n  "modes": ["auto"]\n}\n',
+        '{\n  "runs": [\n    {"provider": "p", "model": "m", "api": "openai-chats", "base_url": "sim"}\n  ],\n  "modes": ["auto"],\n'
+        '  "tools": "t.json", "cases": "c.jsonl"\n}\n',
     )
     with pytest.raises(LoadError) as err:
         load_config(cfg)
     (problem,) = err.value.problems
     assert (problem.line, problem.path) == (3, "$.runs[0].api")
     assert "openai-chat" in problem.message
+
+
+def test_a_config_names_its_contract_and_cases(tmp_path: Path) -> None:
+    cfg = write(
+        tmp_path,
+        "config.json",
+        '{\n  "runs": [{"provider": "p", "model": "m", "base_url": "sim"}]\n}\n',
+    )
+    with pytest.raises(LoadError) as err:
+        load_config(cfg)
+    missing = {(p.path, p.message) for p in err.value.problems}
+    assert missing == {
+        ("$.tools", "required key is missing"),
+        ("$.cases", "required key is missing"),
+    }
 
 
 @pytest.mark.parametrize("load", [load_config, load_contract], ids=["config", "contract"])

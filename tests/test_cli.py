@@ -142,3 +142,29 @@ def test_unknown_only_ids_are_shown_with_their_control_characters_spelled(
     assert main([*args, "--only", "direct_lookup,\x1b]0;pwned\x07"]) == 2
     err = capsys.readouterr().err
     assert "\x1b" not in err and "unknown case ids: \\x1b]0;pwned\\x07" in err
+
+
+def test_check_and_sim_take_their_files_from_the_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--quiet"]) == 2  # no config here, and no file is a default
+    err = capsys.readouterr().err
+    assert "give --tools and --cases, or a config naming them" in err
+    assert "config.json, config.example.json" in err
+    assert main(["sim", "--port", "1"]) == 2
+    assert "give --tools and --cases" in capsys.readouterr().err
+    # the config.example.json of the current folder names them
+    monkeypatch.chdir(ROOT)
+    assert main(["check", "--quiet"]) == 0
+    assert "(contracts/delivery_tools.json, cases/delivery.jsonl)" in capsys.readouterr().err
+    # a named config's relative paths are read from its folder; --cases wins over it
+    (tmp_path / "c.json").write_text(
+        '{"runs": [{"provider": "p", "model": "m", "base_url": "sim"}],'
+        f' "tools": "{ROOT}/contracts/delivery_tools.json", "cases": "nowhere.jsonl"}}'
+    )
+    named = ["check", "--quiet", "--config", str(tmp_path / "c.json")]
+    assert main(named) == 1
+    out = capsys.readouterr()
+    assert f"{tmp_path}/nowhere.jsonl" in out.out + out.err
+    assert main([*named, "--cases", str(ROOT / "cases" / "delivery.jsonl")]) == 0

@@ -182,7 +182,9 @@ def test_config_cases_as_a_file_a_list_or_a_folder(tmp_path: Path) -> None:
         (["set/b.jsonl", "set/a.jsonl"], ["b1", "a1", "a2"]),
         ("set", ["a1", "a2", "b1"]),
     ]:
-        config = parse_config(orjson.dumps({"runs": runs, "cases": cases}), folder=tmp_path)
+        config = parse_config(
+            orjson.dumps({"runs": runs, "tools": "t.json", "cases": cases}), folder=tmp_path
+        )
         assert [c.id for c in load_case_set(config.cases_source).cases] == ids
     folder = load_case_set(tmp_path / "set")
     assert folder.files == [str(tmp_path / "set" / "a.jsonl"), str(tmp_path / "set" / "b.jsonl")]
@@ -193,4 +195,4 @@ def test_config_cases_as_a_file_a_list_or_a_folder(tmp_path: Path) -> None:
     assert problem.file.endswith("c.jsonl") and problem.line == 1
     assert "duplicate id 'b1' (first at" in problem.message and "b.jsonl:1" in problem.message
     with pytest.raises(LoadError, match="a case file, a list of case files"):
-        parse_config(orjson.dumps({"runs": runs, "cases": []}))
+        parse_config(orjson.dumps({"runs": runs, "tools": "t.json", "cases": []}))

@@ -56,3 +56,26 @@ def test_every_core_module_is_under_the_import_contract() -> None:
     }
     outside_core = {"__init__", "__main__", "cli", "tui", "sim"}
     assert found - outside_core == listed
+
+
+def test_every_module_imports_on_its_own() -> None:
+    # an import cycle hides when another module happens to be imported first
+    probe = (
+        "import importlib, pkgutil, sys, toolstand\n"
+        "names = [m.name for m in pkgutil.walk_packages(toolstand.__path__, 'toolstand.')"
+        "         if not m.name.endswith('__main__')]\n"
+        "bad = []\n"
+        "for name in names:\n"
+        "    for loaded in [m for m in sys.modules if m.startswith('toolstand.')]:\n"
+        "        del sys.modules[loaded]\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except Exception as exc:\n"
+        "        bad.append(f'{name}: {exc!r}')\n"
+        "print(len(names)); print('\\n'.join(bad))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split("\n", 1)
+    assert int(out[0]) > 80
+    assert out[1].strip() == ""

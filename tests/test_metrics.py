@@ -351,6 +351,8 @@ def test_no_tools_control_from_the_simulator(tmp_path: Path) -> None:
             {"provider": "sim", "model": "sim-careful", "api": "anthropic", "base_url": "sim"}
         ],
         "system_prompt": "prompts/delivery-router-v1.txt",
+        "tools": "contracts/delivery_tools.json",
+        "cases": "cases/delivery.jsonl",
         "modes": ["auto", "no_tools"],
         "repetitions": 1,
     }

@@ -28,6 +28,8 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
             {"provider": "sim", "model": "sim-sloppy", "api": "gemini", "base_url": "sim"},
         ],
         "system_prompt": "prompts/delivery-router-v1.txt",
+        "tools": "contracts/delivery_tools.json",
+        "cases": "cases/delivery.jsonl",
         "repetitions": 2,
     }
     inputs = load_inputs(parse_config(orjson.dumps(data), "cfg", ROOT), "cfg")

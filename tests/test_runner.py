@@ -26,6 +26,8 @@ def make_inputs(runs: list[dict[str, Any]], **extra: Any) -> Inputs:
     data = {
         "runs": runs,
         "system_prompt": "prompts/delivery-router-v1.txt",
+        "tools": "contracts/delivery_tools.json",
+        "cases": "cases/delivery.jsonl",
         "repetitions": 1,
         "retry": {"max_retries": 4, "base_delay_s": 0, "max_delay_s": 0, "total_budget_s": 5},
         "timeouts": {"connect_s": 2, "read_s": 1},

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import ssl
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -18,8 +19,10 @@ import httpx
 import orjson
 import pytest
 
+from toolstand import transport as transport_module
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import BuiltRequest, HttpRequest, RequestSettings
+from toolstand.config import RunSpec
 from toolstand.redact import REDACTED, SECRET_HEADERS, redact_headers, redact_url, scrub
 from toolstand.transport import (
     Exchange,
@@ -388,6 +391,41 @@ def test_request_hash_is_canonical() -> None:
 def test_make_client_timeouts() -> None:
     client = make_client(connect_timeout=3, read_timeout=45, max_connections=4)
     assert (client.timeout.connect, client.timeout.read, client.timeout.pool) == (3, 45, None)
+
+
+async def test_a_plain_http_client_loads_no_ca_bundle_and_never_speaks_https(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        return httpx.Response(307, headers={"location": "https://a.test/v1/chat"})
+
+    def no_bundle() -> None:
+        raise AssertionError("the CA bundle was loaded")
+
+    monkeypatch.setattr(transport_module, "tls_context", no_bundle)
+    async with make_client(transport=httpx.MockTransport(handler), plain_http=True) as client:
+        # the redirect to https is an answer to record, not followed
+        response = await client.post("http://a.test/v1/chat", content=b"{}")
+        assert response.status_code == 307 and seen == ["http://a.test/v1/chat"]
+        with pytest.raises(httpx.UnsupportedProtocol, match="plain-http base URLs only"):
+            await client.post("https://a.test/v1/chat", content=b"{}")
+    assert seen == ["http://a.test/v1/chat"]
+    monkeypatch.undo()
+    # an https base URL gets the verifying context
+    verifying = make_client()
+    pool = verifying._transport._pool  # type: ignore[attr-defined]
+    assert pool._ssl_context.verify_mode == ssl.CERT_REQUIRED
+    await verifying.aclose()
+
+
+def test_plain_http_is_read_from_the_base_url() -> None:
+    spec = {"provider": "p", "model": "m", "base_url": "HTTP://localhost:11434/v1"}
+    assert RunSpec.model_validate(spec).plain_http is True
+    assert RunSpec.model_validate({**spec, "base_url": "https://x.test"}).plain_http is False
+    assert RunSpec.model_validate({**spec, "base_url": "sim"}).plain_http is False
 
 
 def test_decode_body() -> None:

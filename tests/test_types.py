@@ -55,6 +55,8 @@ def run_on_the_simulator(tmp_path: Path) -> list[dict[str, Any]]:
     ]
     data = {
         "runs": runs,
+        "tools": "contracts/delivery_tools.json",
+        "cases": "cases/delivery.jsonl",
         "system_prompt": "prompts/delivery-router-v1.txt",
         "repetitions": 1,
         "modes": ["auto", "no_tools"],

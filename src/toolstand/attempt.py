@@ -15,6 +15,7 @@ import httpx
 from toolstand import __version__
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, RequestSettings, ToolResult
+from toolstand.adapters.strict import nulls_as_absent
 from toolstand.cases import Case
 from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, ToolSpec
@@ -131,15 +132,12 @@ def start(
     config: Config,
 ) -> AttemptState:
     offered, blocked = offered_tools(contract, case, mode)
-    options: dict[str, Any] = {}
-    if target.spec.anthropic_version:
-        options["anthropic_version"] = target.spec.anthropic_version
     settings = RequestSettings(
         tool_choice=tool_choice_for(case, mode),
         parallel_tool_calls=target.spec.parallel_tool_calls,
         temperature=config.temperature,
         max_output_tokens=config.max_output_tokens,
-        options=options,
+        options=target.spec.adapter_options(),
     )
     secrets = target.all_secrets(config)
     return AttemptState(target, case, mode, attempt, run_id, offered, blocked, settings, secrets)
@@ -168,6 +166,8 @@ async def _send(
         secrets=state.secrets,
     )
     decision = None if ex.error is not None else state.target.adapter.parse_decision(ex.body)
+    if decision is not None and built.nullable:  # strict mode: a null there means absent
+        decision = nulls_as_absent(decision, built.nullable)
     return Turn(built, ex, decision)
 
 
@@ -203,8 +203,11 @@ def wants_second_turn(state: AttemptState) -> bool:
 def default_results(state: AttemptState) -> list[ToolResult]:
     """What the fake executor returns for each call of the first turn."""
     assert state.first is not None and state.first.decision is not None
+    specs = {t.name: t for t in state.offered or []}
     return [
-        ToolResult(c.call_id, c.call_id_synthesized, c.name, execute(c, state.case))
+        ToolResult(
+            c.call_id, c.call_id_synthesized, c.name, execute(c, specs.get(c.name), state.case)
+        )
         for c in state.first.decision.calls
     ]
 

@@ -279,7 +279,7 @@ def check_lock(contract: Contract, contract_path: Path) -> list[Problem]:
     return []
 
 
-def run_check(tools: Path, cases: Path, *, lock: bool = False) -> CheckResult:
+def run_check(tools: Path, cases: Path | list[Path], *, lock: bool = False) -> CheckResult:
     result = CheckResult()
     try:
         contract = load_contract(tools)

@@ -15,8 +15,9 @@ if TYPE_CHECKING:
     from toolstand.config import Config
     from toolstand.types import Mode
 
-DEFAULT_TOOLS = "contracts/delivery_tools.json"
-DEFAULT_CASES = "cases/delivery.jsonl"
+# the configs `check` and `sim` read their contract and cases from when not told
+DEFAULT_CONFIGS = ("config.json", "config.example.json")
+FROM_CONFIG = "default: the config's"
 
 
 def _sub(
@@ -49,7 +50,13 @@ def _parser() -> argparse.ArgumentParser:
         "toolstand run --config config.example.json --output runs/today.jsonl --only direct_lookup",
     )
     r.add_argument(
-        "--config", required=True, help="the run configuration (required), e.g. config.example.json"
+        "--config",
+        required=True,
+        help="the run configuration (required), e.g. config.example.json; a run's "
+        "'options' may set strict (openai-chat, openai-responses, anthropic), store "
+        "(openai-responses), max_tokens_param (openai-chat: max_tokens or "
+        "max_completion_tokens) and gemini_schema (gemini: parametersJsonSchema or "
+        "parameters)",
     )
     r.add_argument(
         "--cases",
@@ -165,12 +172,7 @@ def _parser() -> argparse.ArgumentParser:
         "lint contracts and cases: file:line and JSON path for every problem",
         "toolstand check --tools contracts/delivery_tools.json --cases cases/delivery.jsonl",
     )
-    c.add_argument("--tools", default=DEFAULT_TOOLS, help="the contract (default: %(default)s)")
-    c.add_argument(
-        "--cases",
-        default=DEFAULT_CASES,
-        help="the case file, or a folder of *.jsonl (default: %(default)s)",
-    )
+    _input_options(c, "the contract", "the case file, or a folder of *.jsonl")
     c.add_argument(
         "--lock",
         action="store_true",
@@ -194,14 +196,7 @@ def _parser() -> argparse.ArgumentParser:
         default=0,
         help="the port to listen on; 0 picks a free one (default: %(default)s)",
     )
-    s.add_argument(
-        "--cases",
-        default=DEFAULT_CASES,
-        help="the case file or folder it answers from (default: %(default)s)",
-    )
-    s.add_argument(
-        "--tools", default=DEFAULT_TOOLS, help="the contract it answers with (default: %(default)s)"
-    )
+    _input_options(s, "the contract it answers with", "the case file or folder it answers from")
     s.add_argument(
         "--seed", type=int, default=0, help="seed of the personas' choices (default: %(default)s)"
     )
@@ -227,6 +222,42 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--cases", help="the case file to open instead of the config's")
     t.add_argument("--tools", help="the contract to use instead of the config's")
     return p
+
+
+def _input_options(p: argparse.ArgumentParser, tools: str, cases: str) -> None:
+    p.add_argument("--tools", help=f"{tools} ({FROM_CONFIG})")
+    p.add_argument("--cases", help=f"{cases} ({FROM_CONFIG})")
+    p.add_argument(
+        "--config",
+        help="the config naming the contract and cases (default: config.json, else "
+        "config.example.json, in the current folder)",
+    )
+
+
+def contract_and_cases(args: argparse.Namespace) -> tuple[str, str | list[str]]:
+    """--tools and --cases as given; what is not given, from the config (--config, else
+    config.json or config.example.json in the current folder). No file is a default."""
+    if args.tools is not None and args.cases is not None:
+        return args.tools, args.cases
+    from toolstand.config import load_config
+
+    path = args.config or next((n for n in DEFAULT_CONFIGS if Path(n).is_file()), None)
+    if path is None:
+        message = (
+            "give --tools and --cases, or a config naming them "
+            f"(--config; none of {', '.join(DEFAULT_CONFIGS)} is in the current folder)"
+        )
+        raise LoadError([Problem("--tools/--cases", None, "$", message)])
+    config = load_config(path)
+    source = config.cases_source  # a file, a folder, or a list of files
+    cases = [_shown(p) for p in source] if isinstance(source, list) else _shown(source)
+    return args.tools or _shown(config.resolve(config.tools)), args.cases or cases
+
+
+def _shown(path: Path | None) -> str:
+    """A path as short as it reads from the current folder."""
+    assert path is not None
+    return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else str(path)
 
 
 def _import_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -291,7 +322,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     from toolstand.check import run_check
     from toolstand.printable import visible
 
-    result = run_check(Path(args.tools), Path(args.cases), lock=args.lock)
+    args.tools, args.cases = contract_and_cases(args)
+    cases = [Path(c) for c in args.cases] if isinstance(args.cases, list) else Path(args.cases)
+    result = run_check(Path(args.tools), cases, lock=args.lock)
     for problem in result.problems:
         if problem.severity == "error" or not args.quiet:
             print(visible(str(problem)))
@@ -423,7 +456,8 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
 def cmd_sim(args: argparse.Namespace) -> int:
     from toolstand.sim import serve_forever
 
-    serve_forever(args.cases, args.tools, args.host, args.port, args.seed)
+    tools, cases = contract_and_cases(args)
+    serve_forever(cases, tools, args.host, args.port, args.seed)
     return 0
 
 

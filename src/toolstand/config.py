@@ -20,7 +20,9 @@ from pydantic import (
     ValidationError,
     field_serializer,
     field_validator,
+    model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from toolstand.cases import case_paths
 from toolstand.jsonpos import line_index, line_of
@@ -75,6 +77,37 @@ class Prices(_Strict):
     output_per_mtok: float = Field(ge=0)
 
 
+class RunOptions(_Strict):
+    """API-specific settings of one run (``runs[i].options``); each one is taken only by
+    the APIs that ``OPTIONS_BY_API`` lists for it, and the adapters read them from
+    ``RequestSettings.options``."""
+
+    # send the tools in strict mode, the schema rewritten as that mode requires
+    strict: bool | None = None
+    # openai-responses: whether the provider keeps the response (omitted: its default)
+    store: bool | None = None
+    # openai-chat: which field carries max_output_tokens (Ollama reads only max_tokens)
+    max_tokens_param: Literal["max_completion_tokens", "max_tokens"] | None = None
+    # gemini: the schema field of a function declaration
+    gemini_schema: Literal["parametersJsonSchema", "parameters"] | None = None
+
+
+OPTIONS_BY_API: dict[Api, tuple[str, ...]] = {
+    "openai-chat": ("strict", "max_tokens_param"),
+    "openai-responses": ("strict", "store"),
+    "anthropic": ("strict",),
+    "gemini": ("gemini_schema",),
+}
+
+
+def option_problem(api: str, key: str) -> str | None:
+    """Why ``options.<key>`` cannot go with ``api``, or None when it can."""
+    allowed = next((keys for name, keys in OPTIONS_BY_API.items() if name == api), None)
+    if allowed is None or key in allowed:
+        return None
+    return f"{api} takes no option {key!r}; its options: {', '.join(allowed)}"
+
+
 class RunSpec(_Strict):
     """One provider/model pair to run."""
 
@@ -87,6 +120,29 @@ class RunSpec(_Strict):
     parallel_tool_calls: bool | None = None
     requests_per_minute: float | None = Field(default=None, gt=0)
     prices: Prices | None = None
+    options: RunOptions | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _options_fit_api(cls, data: object) -> object:
+        # before validation, so an unknown key is named with the options its API takes
+        if isinstance(data, dict) and isinstance(data.get("options"), dict):
+            api = data.get("api", "openai-chat")
+            for key in data["options"]:
+                problem = option_problem(api, key) if isinstance(api, str) else None
+                if problem is not None:
+                    raise PydanticCustomError("run_option", problem, {"option": key})
+        return data
+
+    def adapter_options(self) -> dict[str, object]:
+        """What the adapter reads from ``RequestSettings.options``: the options set,
+        and ``anthropic_version``."""
+        out: dict[str, object] = {}
+        if self.anthropic_version:
+            out["anthropic_version"] = self.anthropic_version
+        if self.options is not None:
+            out.update(self.options.model_dump(exclude_none=True))
+        return out
 
     @field_validator("base_url")
     @classmethod
@@ -108,6 +164,11 @@ class RunSpec(_Strict):
     @property
     def simulated(self) -> bool:
         return self.base_url == "sim"
+
+    @property
+    def plain_http(self) -> bool:
+        """The base URL is ``http://``: no TLS anywhere on the way to it."""
+        return urlsplit(self.base_url).scheme == "http"
 
     @property
     def label(self) -> str:
@@ -155,9 +216,9 @@ class Config(_Strict):
     parallelism: int = Field(default=1, ge=1, le=1024)
     modes: list[Mode] = Field(default_factory=_default_modes)
     system_prompt: str | None = None
-    tools: str = "contracts/delivery_tools.json"
+    tools: str  # the contract: every config names its own, toolstand knows no default
     # a case file, a list of them, or a folder of *.jsonl (ids unique across them)
-    cases: str | list[str] = "cases/delivery.jsonl"
+    cases: str | list[str]
     timeouts: Timeouts = Field(default_factory=Timeouts)
     retry: Retry = Field(default_factory=Retry)
     sim: SimSettings = Field(default_factory=SimSettings)
@@ -237,6 +298,8 @@ def parse_config(text: str | bytes, file: str = "<config>", folder: Path | None 
                 for p in err["loc"]
                 if not (isinstance(p, str) and p.startswith(("literal[", "function-")))
             )
+            if err["type"] == "run_option":  # the option itself, not the run, is wrong
+                loc = (*loc, "options", err["ctx"]["option"])
             problems.append(
                 Problem(file, line_of(index, loc), json_path(loc), pydantic_message(err))
             )

@@ -59,15 +59,44 @@ def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
     return Draft202012Validator(schema, registry=NO_RETRIEVE)
 
 
-class ToolSpec(BaseModel):
-    """One tool as the application defines it, independent of any provider."""
+class FakeRule(BaseModel):
+    """One ``x-fake`` entry: the result a call gets when its arguments match ``when``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    when: dict[str, Any] = Field(default_factory=dict)
+    result: dict[str, Any]
+
+
+class SimHints(BaseModel):
+    """``x-sim``: the words that make the simulated model reach for this tool.
+
+    ``hints`` are lower-case stems of the user's words pointing at the tool (used
+    instead of the ones derived from its name and description); ``values`` maps an enum
+    value of its parameters to the stems that make the model pick it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    hints: list[str] = Field(default_factory=list)
+    values: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class ToolSpec(BaseModel):
+    """One tool as the application defines it, independent of any provider.
+
+    ``x-fake`` (the fake executor's default results) and ``x-sim`` (the simulator's
+    hints) are never sent to a provider; they are hashed only when present."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, serialize_by_alias=True
+    )
 
     name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")
     description: str
     parameters: dict[str, Any]
     effect: Effect = "read"
+    fake: list[FakeRule] | None = Field(default=None, alias="x-fake")
+    sim: SimHints | None = Field(default=None, alias="x-sim")
     # where an imported tool came from: BFCL's original (dotted) name
     bfcl_name: str | None = Field(default=None, alias="x-bfcl-name")
 
@@ -92,7 +121,12 @@ class Contract(BaseModel):
     @cached_property
     def hash(self) -> str:
         """SHA-256 of the canonical JSON (sorted keys, no whitespace)."""
-        return canonical_hash(self.model_dump(mode="json", by_alias=True, exclude_none=True))
+        data = self.model_dump(mode="json")
+        for tool in data["tools"]:  # a contract without the x- keys keeps its old hash
+            for key in ("x-fake", "x-sim", "x-bfcl-name"):
+                if tool.get(key) is None:
+                    tool.pop(key, None)
+        return canonical_hash(data)
 
     def tool(self, name: str) -> ToolSpec | None:
         return self.by_name.get(name)
@@ -214,6 +248,7 @@ def tool_problems(
             )
         out += _x_normalize_problems(tool.parameters, (*at, "parameters"))
         out += ref_problems(tool.parameters, (*at, "parameters"))
+        out += extension_problems(tool, at)
     return out
 
 
@@ -282,6 +317,62 @@ def _type_problems(schema: Any, parts: tuple[str | int, ...]) -> list[tuple[tupl
     elif isinstance(schema, list):
         for i, value in enumerate(schema):
             out.extend(_type_problems(value, (*parts, i)))
+    return out
+
+
+def extension_problems(
+    tool: ToolSpec, base: tuple[str | int, ...]
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """What is wrong in a tool's ``x-fake`` and ``x-sim`` beyond their shape: a ``when``
+    or ``values`` naming what the schema does not declare, a result that is not
+    ``{"ok": true, ...}`` or ``{"ok": false, "error": {"code": ...}}``, an empty stem."""
+    props = tool.parameters.get("properties")
+    names = sorted(props) if isinstance(props, dict) else []
+    out: list[tuple[tuple[str | int, ...], str]] = []
+    for i, rule in enumerate(tool.fake or []):
+        where = (*base, "x-fake", i)
+        for arg in rule.when:
+            if arg not in names:
+                allowed = ", ".join(names) or "none"
+                out.append(
+                    ((*where, "when", arg), f"not a parameter of this tool; allowed: {allowed}")
+                )
+        out.extend(((*where, "result", *p), m) for p, m in _result_problems(rule.result))
+    if tool.sim is not None:
+        enums = _enum_values(props if isinstance(props, dict) else {})
+        for i, stem in enumerate(tool.sim.hints):
+            if not stem.strip():
+                out.append(((*base, "x-sim", "hints", i), "a hint must be a non-empty stem"))
+        for value in tool.sim.values:
+            if value not in enums:
+                allowed = ", ".join(sorted(enums)) or "none"
+                out.append(
+                    (
+                        (*base, "x-sim", "values", value),
+                        f"not an enum value of this tool; allowed: {allowed}",
+                    )
+                )
+    return out
+
+
+def _result_problems(result: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    ok = result.get("ok")
+    if not isinstance(ok, bool):
+        return [(("ok",), 'a result needs "ok": true or false')]
+    error = result.get("error")
+    if ok is False and not (isinstance(error, dict) and isinstance(error.get("code"), str)):
+        return [
+            (("error",), 'a failed result needs "error": {"code": "...", ...} (a problem object)')
+        ]
+    return []
+
+
+def _enum_values(props: dict[str, Any]) -> set[str]:
+    out: set[str] = set()
+    for prop in props.values():
+        enum = prop.get("enum") if isinstance(prop, dict) else None
+        if isinstance(enum, list):
+            out.update(v for v in enum if isinstance(v, str))
     return out
 
 

@@ -1,7 +1,7 @@
 """The fake tool executor: data-driven results, never a real action.
 
-The defaults reproduce the seed's ``fake_execute``; a case's ``followup.tool_results``
-overrides them per tool. Failures are RFC 9457 problem objects with a machine code
+A tool's defaults are its contract's ``x-fake`` rules (the delivery example declares the
+seed's ``fake_execute`` there); a case's ``followup.tool_results`` overrides them per tool. Failures are RFC 9457 problem objects with a machine code
 for the orchestrator (``code``, ``retryable``, ``retry_after``,
 ``owner_action_required``) and a message meant for the model.
 """
@@ -11,7 +11,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from toolstand.canonical import canonical_equal
 from toolstand.cases import Case
+from toolstand.contract import ToolSpec
 from toolstand.decision import ToolCall
 
 _PROBLEM_BASE = "https://toolstand.dev/problems/"
@@ -42,12 +44,10 @@ def problem(
     return {"ok": False, "error": error}
 
 
-KNOWN_ORDER = "ORD-123456"
-
-
-def default_result(call: ToolCall) -> dict[str, Any]:
-    """The seed's fake_execute, with its errors as problem objects."""
-    args = call.arguments or {}
+def default_result(call: ToolCall, tool: ToolSpec | None) -> dict[str, Any]:
+    """The tool's first ``x-fake`` result whose ``when`` the arguments match; without
+    one, ``{"ok": true}`` and the arguments echoed. Arguments that are not a JSON object
+    and a tool the contract does not hold are problems whatever the contract says."""
     if call.arguments is None:
         return problem(
             "INVALID_ARGUMENTS",
@@ -56,66 +56,55 @@ def default_result(call: ToolCall) -> dict[str, Any]:
             retryable=False,
             owner_action_required=False,
         )
-    if call.name == "get_order":
-        if args.get("order_id") == KNOWN_ORDER:
-            return {"ok": True, "status": "in_transit", "city": "Самара"}
+    if tool is None:
         return problem(
-            "ORDER_NOT_FOUND",
-            "Заказ с таким идентификатором не найден",
+            "UNKNOWN_TOOL",
+            "Неизвестный инструмент",
             status=404,
             retryable=False,
-            owner_action_required=True,
-        )
-    if call.name == "quote_delivery":
-        return problem(
-            "ROUTE_UNAVAILABLE",
-            "Маршрут временно недоступен",
-            status=503,
-            retryable=True,
-            retry_after=60,
             owner_action_required=False,
         )
-    if call.name == "cancel_order":
-        return problem(
-            "ALREADY_SHIPPED",
-            "Отмена после передачи перевозчику запрещена",
-            status=409,
-            retryable=False,
-            owner_action_required=False,
-        )
-    return problem(
-        "UNKNOWN_TOOL",
-        "Неизвестный инструмент",
-        status=404,
-        retryable=False,
-        owner_action_required=False,
-    )
+    for rule in tool.fake or ():
+        if all(
+            k in call.arguments and canonical_equal(call.arguments[k], v)
+            for k, v in rule.when.items()
+        ):
+            return copy.deepcopy(rule.result)
+    echoed = {k: v for k, v in call.arguments.items() if k != "ok"}
+    return {"ok": True, **copy.deepcopy(echoed)}
 
 
-def execute(call: ToolCall, case: Case | None = None) -> dict[str, Any]:
-    """The result for one call: the case's override for that tool, else the default."""
+def execute(call: ToolCall, tool: ToolSpec | None, case: Case | None = None) -> dict[str, Any]:
+    """The result for one call of ``tool`` (None: not in the contract): the case's override
+    for that tool, else the tool's default."""
     if case is not None and case.followup is not None and call.name in case.followup.tool_results:
         return copy.deepcopy(case.followup.tool_results[call.name])
-    return default_result(call)
+    return default_result(call, tool)
 
 
-def canned_results() -> dict[str, dict[str, Any]]:
-    """Named results the TUI offers for editing before a second turn."""
-    return {
-        "success: order in transit": {"ok": True, "status": "in_transit", "city": "Самара"},
-        "problem: ORDER_NOT_FOUND": default_result(
-            ToolCall("get_order", {"order_id": "ORD-000000"}, None)
-        ),
-        "problem: ROUTE_UNAVAILABLE (retryable)": default_result(
-            ToolCall("quote_delivery", {}, None)
-        ),
-        "problem: ALREADY_SHIPPED (permanent)": default_result(ToolCall("cancel_order", {}, None)),
-        "problem: UPSTREAM_TIMEOUT (retry after 30 s)": problem(
-            "UPSTREAM_TIMEOUT",
-            "Сервис не ответил вовремя",
-            status=503,
-            retryable=True,
-            retry_after=30,
-            owner_action_required=False,
-        ),
-    }
+def canned_results(tools: list[ToolSpec]) -> dict[str, dict[str, Any]]:
+    """Named results the TUI offers for editing before a second turn: every ``x-fake``
+    result of the contract, then a generic success and a generic retryable failure."""
+    out: dict[str, dict[str, Any]] = {}
+    for tool in tools:
+        for rule in tool.fake or ():
+            out.setdefault(f"{tool.name}: {_label(rule.result)}", copy.deepcopy(rule.result))
+    out["success: ok"] = {"ok": True}
+    out["problem: UPSTREAM_TIMEOUT (retry after 30 s)"] = problem(
+        "UPSTREAM_TIMEOUT",
+        "Сервис не ответил вовремя",
+        status=503,
+        retryable=True,
+        retry_after=30,
+        owner_action_required=False,
+    )
+    return out
+
+
+def _label(result: dict[str, Any]) -> str:
+    error = result.get("error")
+    if result.get("ok") is not False or not isinstance(error, dict):
+        shown = ", ".join(f"{k}={v}" for k, v in result.items() if k != "ok")
+        return f"success {shown}".strip()
+    kind = "retryable" if error.get("retryable") else "permanent"
+    return f"problem {error.get('code')} ({kind})"

@@ -16,17 +16,20 @@ from pathlib import Path
 from typing import IO, Any
 
 from toolstand.adapters import get_adapter
+from toolstand.adapters.strict import nulls_as_absent
+from toolstand.adapters.tools import recorded_nullable
 from toolstand.cases import Case, CaseFile, load_case_set
 from toolstand.contract import Contract, load_contract
 from toolstand.history import (
     HistoryLock,
+    HistoryWriteError,
     IndexedWriter,
     attempt_problem,
     field_problem,
+    iter_lines,
     os_error,
     sidecar_path,
 )
-from toolstand.jsonl import HistoryWriteError, iter_lines
 from toolstand.judge import followup_applies, judge, judge_followup, with_turn_errors
 from toolstand.printable import visible
 from toolstand.problems import LoadError, Problem
@@ -68,8 +71,10 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
         out["decision"] = out["judgement"] = None
         return out
     decision = adapter.parse_decision(resp.get("body"))
+    own = case.contract_for(contract)  # a case with its own tools is judged on those
+    nullable = recorded_nullable(rec["api"], (rec.get("request") or {}).get("body"), own.by_name)
+    decision = nulls_as_absent(decision, nullable)  # as the live run read it
     offered = rec.get("offered_tools")
-    own = case.contract_for(contract)
     judgement = judge(case, decision, own, offered_tools=offered, mode=rec.get("mode", "auto"))
     out["transport_error"] = None
     out["decision"] = decision.to_dict()
@@ -86,7 +91,7 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
                 sresp["status"], sresp.get("headers") or {}, sresp.get("body")
             )
             if serr is None:
-                d2 = adapter.parse_decision(sresp.get("body"))
+                d2 = nulls_as_absent(adapter.parse_decision(sresp.get("body")), nullable)
                 results = [r.get("result") for r in second.get("tool_results") or []]
                 sj = judge_followup(case.followup, d2, results)
                 second.update(decision=d2.to_dict(), judgement=sj, transport_error=None)

@@ -26,11 +26,12 @@ from toolstand.canonical import sha256_hex
 from toolstand.cases import Case, CaseFile, load_case_set
 from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, load_contract
-from toolstand.history import HistoryLock, IndexedWriter
-from toolstand.jsonl import (
+from toolstand.history import (
     KEPT,
     AttemptKey,
+    HistoryLock,
     HistoryWriteError,
+    IndexedWriter,
     attempt_key,
     iter_lines,
     repair_tail,
@@ -407,6 +408,7 @@ async def _run_locked(
                     read_timeout=config.timeouts.read_s,
                     max_connections=min(config.parallelism, CLIENT_SHARE),
                     loopback_only=r.simulated,
+                    plain_http=r.plain_http,
                 )
                 for _ in range(n_clients)
             ]

@@ -150,6 +150,19 @@ class NoCookies(CookieJar):
         pass
 
 
+class NoTls(httpx.AsyncBaseTransport):
+    """Mounted on ``https://`` in a client made for plain HTTP: that client verifies no
+    certificate, so an https URL must never go through it (httpx follows no redirect
+    here anyway; this makes it impossible, not just unlikely)."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        raise httpx.UnsupportedProtocol(
+            f"this client is for plain-http base URLs only; refused {request.url.scheme} "
+            f"to {request.url.host}",
+            request=request,
+        )
+
+
 def make_client(
     *,
     connect_timeout: float = 10.0,
@@ -157,14 +170,20 @@ def make_client(
     max_connections: int = 16,
     transport: httpx.AsyncBaseTransport | None = None,
     loopback_only: bool = False,
+    plain_http: bool = False,
 ) -> httpx.AsyncClient:
     """An AsyncClient with a small pool: httpx's pool slows down with many waiters, so
     the runner should spread load over several clients rather than enlarge one. It
-    keeps no cookies (``NoCookies``).
+    keeps no cookies (``NoCookies``) and follows no redirect (a 3xx is an answer to
+    record).
 
     ``loopback_only``: every request goes to the embedded simulator in plain HTTP on
     127.0.0.1, so no proxy from the environment applies (it could not reach our
-    loopback) and no TLS context is needed (no CA bundle to load at startup)."""
+    loopback) and no TLS context is needed (no CA bundle to load at startup).
+    ``plain_http``: the base URL is ``http://``, so no origin uses TLS and the CA
+    bundle is not loaded either; an https proxy from the environment still verifies
+    its certificate (httpcore gives the proxy connection its own default context, not
+    the client's), and https URLs are refused (``NoTls``)."""
     # no pool timeout: waiting for a free connection is the runner's concurrency, not
     # the provider's slowness, and must not be recorded as a provider timeout
     timeout = httpx.Timeout(
@@ -173,13 +192,16 @@ def make_client(
     limits = httpx.Limits(
         max_connections=max_connections, max_keepalive_connections=max_connections
     )
+    no_tls = loopback_only or plain_http
     return httpx.AsyncClient(
         timeout=timeout,
         limits=limits,
         transport=transport,
+        mounts={"https://": NoTls()} if no_tls else None,
         cookies=NoCookies(),
         trust_env=not loopback_only,
-        verify=False if loopback_only else tls_context(),
+        verify=False if no_tls else tls_context(),
+        follow_redirects=False,
     )
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from toolstand.adapters.base import RETRYABLE_CODES
 from toolstand.config import parse_config
-from toolstand.jsonl import attempt_key
+from toolstand.history.write import attempt_key
 from toolstand.runner import Inputs, RunSummary, load_inputs, plan, run
 from toolstand.sim import SimServer
 

@@ -161,7 +161,9 @@ def exercise(api: str, body: Any, status: int, headers: dict[str, str], data: An
     )
     before = orjson.dumps(built.http.body)
     results = [
-        ToolResult(c.call_id, c.call_id_synthesized, c.name, execute(c, case))
+        ToolResult(
+            c.call_id, c.call_id_synthesized, c.name, execute(c, contract.tool(c.name), case)
+        )
         for c in decision.calls
     ]
     second = adapter.append_tool_result(

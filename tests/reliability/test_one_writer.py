@@ -17,7 +17,7 @@ import pytest
 
 from toolstand.history.keep import IndexedWriter
 from toolstand.history.lock import HistoryBusy, HistoryLock, lock_path
-from toolstand.jsonl import JsonlWriter, attempt_key
+from toolstand.history.write import JsonlWriter, attempt_key
 
 from .support import config_data, sim
 

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
-from toolstand.jsonl import attempt_key
+from toolstand.history.write import attempt_key
 from toolstand.redact import REDACTED
 
 from .support import ROOT, check_record, config_data, go, make_inputs, read, serving, sim

@@ -10,16 +10,16 @@ import pytest
 from toolstand.cases import Case
 from toolstand.contract import Contract
 from toolstand.sim import personas as P
-from toolstand.sim.invent import fill_pattern, hint_tool, invent_arguments
+from toolstand.sim.invent import derived_stems, fill_pattern, hint_tool, hints_for, invent_arguments
 from toolstand.sim.personas import careful, check_fault_rates, decide
 from toolstand.sim.turn import (
     Answer,
     Choice,
     Draws,
+    ModelRequest,
     PriorCall,
     SimCall,
     ToolOutput,
-    Turn,
     limit_tokens,
 )
 
@@ -39,12 +39,16 @@ def turn_for(
     api: str = "openai-chat",
     reverse: bool = False,
     choice: Choice = "auto",
-) -> Turn:
+) -> ModelRequest:
     specs = contract.subset(case.active_tools)
     if reverse:
         specs = specs[::-1]
     conversation = tuple((m["role"], m["content"].strip()) for m in case.conversation)
-    return Turn(api, "sim-test", conversation, {t.name: t.parameters for t in specs}, choice)
+    request = ModelRequest(
+        api, "sim-test", conversation, {t.name: t.parameters for t in specs}, choice
+    )
+    request.hints = hints_for(contract.tools)
+    return request
 
 
 def effects(contract: Contract) -> dict[str, str]:
@@ -73,7 +77,11 @@ def test_eager_overcall_rate_on_cases_that_must_not_call(
         c
         for c in cases
         if not c.expects_call
-        and hint_tool(c.last_user_text, [t.name for t in contract.subset(c.active_tools)])
+        and hint_tool(
+            c.last_user_text,
+            [t.name for t in contract.subset(c.active_tools)],
+            hints_for(contract.tools),
+        )
     ]
     assert {c.id for c in hinted} >= {
         "missing_id",
@@ -122,7 +130,7 @@ def test_eager_points_at_the_tool_the_words_name_and_invents_values(
             assert isinstance(answer, Answer) and answer.kind != "calls"
 
 
-def second_turn(case: Case, contract: Contract, call: SimCall, result: dict) -> Turn:
+def second_turn(case: Case, contract: Contract, call: SimCall, result: dict) -> ModelRequest:
     turn = turn_for(case, contract)
     turn.calls = [PriorCall("call_1", call.name, call.arguments)]
     turn.results = [ToolOutput("call_1", call.name, result)]
@@ -298,10 +306,17 @@ def test_flaky_rate_override_and_validation(cases: list[Case], contract: Contrac
 
 def test_invention_helpers(contract: Contract) -> None:
     offered = [t.name for t in contract.tools]
-    assert hint_tool("Отмени мой последний заказ", offered) == "cancel_order"
-    assert hint_tool("Сколько стоит доставка 4 кг?", offered) == "quote_delivery"
-    assert hint_tool("Где заказ ORD-12345?", offered) == "get_order"
-    assert hint_tool("Расскажи анекдот", offered) is None
+    hints = hints_for(contract.tools)
+    assert hint_tool("Отмени мой последний заказ", offered, hints) == "cancel_order"
+    assert hint_tool("Сколько стоит доставка 4 кг?", offered, hints) == "quote_delivery"
+    assert hint_tool("Где заказ ORD-12345?", offered, hints) == "get_order"
+    assert hint_tool("Расскажи анекдот", offered, hints) is None
+    # without the contract's words only the tool names point anywhere
+    assert hint_tool("Отмени мой последний заказ", offered) is None
+    assert hint_tool("please cancel it", offered) == "cancel_order"
+    cancel = contract.by_name["cancel_order"].parameters
+    assert invent_arguments(cancel, "я передумал", None, hints)["reason"] == "changed_mind"
+    assert invent_arguments(cancel, "я передумал")["reason"] == "duplicate"  # enum[0]
     quote = contract.by_name["quote_delivery"].parameters
     assert invent_arguments(quote, "express из Тулы, 0,5 кг") == {
         "origin": "unknown",
@@ -310,6 +325,20 @@ def test_invention_helpers(contract: Contract) -> None:
         "service": "express",
     }
     assert fill_pattern("^ORD-[0-9]{6}$") == "ORD-000000" and fill_pattern("^(a|b)+$") is None
+
+
+def test_hints_come_from_the_contract_execute_tools_first(contract: Contract) -> None:
+    hints = hints_for(contract.tools)
+    assert [name for name, _ in hints.tools] == ["cancel_order", "get_order", "quote_delivery"]
+    assert dict(hints.tools)["cancel_order"][:2] == ("отмен", "не нужен")  # declared in x-sim
+    assert hints.values["incorrect_address"] == ("адрес", "address")
+    # a tool that declares none: its name's parts, then its description's stems
+    assert derived_stems("renew_loan", "Extend the loan of a borrowed book.") == [
+        "renew",
+        "loan",
+        "exten",
+        "borro",
+    ]
 
 
 def test_limit_tokens_cuts_text_and_calls() -> None:

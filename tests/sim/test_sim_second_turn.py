@@ -98,7 +98,9 @@ def test_careful_passes_the_shipped_recovery_cases_on_the_executors_results(
 ) -> None:
     case = by_id[case_id]
     expected = case.expect.expected_calls[0]
-    result = execute(ToolCall(expected.tool, expected.arguments, None), case)
+    result = execute(
+        ToolCall(expected.tool, expected.arguments, None), contract.tool(expected.tool), case
+    )
     call = SimCall(expected.tool, dict(expected.arguments or {}))
     answer = careful(case, second_turn(case, contract, call, result))
     assert codes(case, answer, result) == []

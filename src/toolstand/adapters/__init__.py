@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from toolstand.adapters.anthropic import AnthropicAdapter
-from toolstand.adapters.base import Adapter
+from toolstand.adapters.base import Adapter, RequestSettings
 from toolstand.adapters.gemini import GeminiAdapter
 from toolstand.adapters.openai_chat import OpenAIChatAdapter
 from toolstand.adapters.openai_responses import OpenAIResponsesAdapter
-from toolstand.types import APIS
+from toolstand.contract import ToolSpec
+from toolstand.types import APIS, Api
 
 _ADAPTERS: dict[str, type[Adapter]] = {
     "openai-chat": OpenAIChatAdapter,
@@ -30,4 +34,25 @@ def get_adapter(api: str) -> Adapter:
         raise UnknownApiError(f"unknown api {api!r}; allowed: {', '.join(APIS)}") from None
 
 
-__all__ = ["APIS", "Adapter", "UnknownApiError", "get_adapter"]
+def tools_payload(
+    api: Api, tools: list[ToolSpec], options: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The ``tools`` value an ``api`` request carries for these tools with these run
+    options (``strict``, ``gemini_schema``): built by the adapter itself, so it is exactly
+    what a run would send."""
+    if not tools:
+        return []
+    settings = RequestSettings(options=dict(options or {}))
+    built = get_adapter(api).build_request(
+        base_url="http://localhost",
+        model="model",
+        system=None,
+        messages=[],
+        tools=tools,
+        settings=settings,
+    )
+    payload: list[dict[str, Any]] = built.http.body["tools"]
+    return payload
+
+
+__all__ = ["APIS", "Adapter", "UnknownApiError", "get_adapter", "tools_payload"]

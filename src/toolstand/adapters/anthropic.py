@@ -1,11 +1,15 @@
 """The Anthropic Messages wire API (``POST {base_url}/v1/messages``).
 
-Two API versions are supported, chosen per run by ``options.anthropic_version``:
+Two API versions are supported, chosen per run by the config's ``anthropic_version``:
 ``2023-06-01`` (the default) sends the key as ``x-api-key`` and sends ``temperature``;
 ``2026-10-21`` and later (what the current official SDK sends) send the key as
 ``Authorization: Bearer`` and no sampling parameters, because that version's request
 has none. ``api_settings`` records the version, the auth header used and any setting
 that was not sent, since the record keeps no auth headers.
+
+With the run's ``options.strict`` the tools are sent with ``"strict": true`` and every
+object closed (``additionalProperties: false``); what strict tools reject is noted
+(adapters.strict).
 
 Arguments arrive as an object (``tool_use.input``); ``raw_arguments`` is our orjson
 serialization of it (key order kept) with ``raw_reserialized`` set.
@@ -40,7 +44,7 @@ from toolstand.adapters.base import (
     unknown_finish,
     unread_item,
 )
-from toolstand.adapters.schema import check_sent_tools, strip_private
+from toolstand.adapters.tools import SentTools, sent_tools
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.types import RequestToolChoice
@@ -104,20 +108,10 @@ class AnthropicAdapter:
             "auth_header": "authorization" if bearer else "x-api-key",
         }
         strict = bool(settings.options.get("strict"))
+        schemas = sent_tools(tools or [], strict="anthropic" if strict else None)
         if tools:
-            wire_tools = []
-            for spec in tools:
-                params, dropped = strip_private(spec.name, spec.parameters)
-                notes += dropped
-                tool: dict[str, Any] = {
-                    "name": spec.name,
-                    "description": spec.description,
-                    "input_schema": params,
-                }
-                if strict:
-                    tool["strict"] = True
-                wire_tools.append(tool)
-            body["tools"] = wire_tools
+            body["tools"] = wire_tools(schemas, strict)
+            notes += schemas.notes
             body["tool_choice"] = tool_choice(settings.tool_choice, settings.parallel_tool_calls)
             if strict:
                 api_settings["strict"] = True
@@ -128,10 +122,11 @@ class AnthropicAdapter:
                 body["temperature"] = settings.temperature
         if tools:
             sent = {t["name"]: (t.get("description"), t.get("input_schema")) for t in body["tools"]}
-            notes += check_sent_tools(tools, sent)
+            notes += schemas.check(sent)
         url = f"{base_url.rstrip('/')}/v1/messages"
         headers = {"content-type": "application/json", "anthropic-version": version}
-        return BuiltRequest(HttpRequest("POST", url, headers, body), notes, api_settings)
+        http = HttpRequest("POST", url, headers, body)
+        return BuiltRequest(http, notes, api_settings, schemas.nullable)
 
     def auth(self, key: str, settings: RequestSettings) -> tuple[dict[str, str], dict[str, str]]:
         if api_version(settings) >= BEARER_FROM:
@@ -206,6 +201,21 @@ class AnthropicAdapter:
         # total input is the sum of all three (C3)
         total = None if base is None else base + sum(n for n in cached if n is not None)
         return Usage(total, as_int(u.get("output_tokens")))
+
+
+def wire_tools(schemas: SentTools, strict: bool) -> list[dict[str, Any]]:
+    """The ``tools`` list of a Messages body (``input_schema``, ``strict`` only when set)."""
+    out = []
+    for spec, params in schemas:
+        tool: dict[str, Any] = {
+            "name": spec.name,
+            "description": spec.description,
+            "input_schema": params,
+        }
+        if strict:
+            tool["strict"] = True
+        out.append(tool)
+    return out
 
 
 def tool_choice(choice: RequestToolChoice, parallel: bool | None) -> dict[str, Any]:

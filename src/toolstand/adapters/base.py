@@ -43,7 +43,8 @@ class RequestSettings:
     """What a run asks of the model, independent of the wire API.
 
     ``tools`` None means the no-tools control: no ``tools`` key and no tool_choice.
-    ``options`` holds API-specific settings from the config (e.g. anthropic_version).
+    ``options`` holds API-specific settings from the config: a run's ``options``
+    (strict, store, max_tokens_param, gemini_schema) and its ``anthropic_version``.
     """
 
     tool_choice: RequestToolChoice = "auto"
@@ -72,7 +73,7 @@ class SchemaNote:
 
     tool: str
     path: str  # JSON path inside the tool's parameters
-    action: Literal["moved", "dropped", "rewritten", "lost"]
+    action: Literal["moved", "dropped", "rewritten", "lost", "unsupported"]
     keyword: str
     detail: str = ""
 
@@ -85,6 +86,9 @@ class BuiltRequest:
     schema_notes: list[SchemaNote] = field(default_factory=list)
     # API-specific facts worth recording (e.g. {"anthropic_version": "2023-06-01"})
     api_settings: dict[str, Any] = field(default_factory=dict)
+    # tool name -> schema paths of optional properties strict mode made nullable: a null
+    # there is read as absent (adapters.strict.nulls_as_absent)
+    nullable: dict[str, list[tuple[str | int, ...]]] = field(default_factory=dict)
 
 
 @dataclass

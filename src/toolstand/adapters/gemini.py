@@ -40,7 +40,8 @@ from toolstand.adapters.base import (
     unknown_finish,
     unread_item,
 )
-from toolstand.adapters.schema import check_sent_tools, strip_private, to_gemini_parameters
+from toolstand.adapters.schema import to_gemini_parameters
+from toolstand.adapters.tools import SentTools, sent_tools
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.types import RequestToolChoice
@@ -119,16 +120,12 @@ class GeminiAdapter:
         ]
         notes = []
         api_settings: dict[str, Any] = {}
+        schemas = sent_tools(
+            tools or [], fit=to_gemini_parameters if form == "parameters" else None
+        )
         if tools:
-            decls = []
-            for spec in tools:
-                params, changed = strip_private(spec.name, spec.parameters)
-                notes += changed
-                if form == "parameters":
-                    params, changed = to_gemini_parameters(spec.name, params)
-                    notes += changed
-                decls.append({"name": spec.name, "description": spec.description, form: params})
-            body["tools"] = [{"functionDeclarations": decls}]
+            body["tools"] = wire_tools(schemas, form)
+            notes += schemas.notes
             body["toolConfig"] = {
                 "functionCallingConfig": function_calling_config(settings.tool_choice)
             }
@@ -147,7 +144,7 @@ class GeminiAdapter:
                 d["name"]: (d.get("description"), d.get(form))
                 for d in body["tools"][0]["functionDeclarations"]
             }
-            notes += check_sent_tools(tools, sent)
+            notes += schemas.check(sent)
         model_id = model.removeprefix("models/")
         url = f"{base_url.rstrip('/')}/v1beta/models/{model_id}:generateContent"
         http = HttpRequest("POST", url, {"content-type": "application/json"}, body)
@@ -224,6 +221,15 @@ class GeminiAdapter:
             _sum(u, "promptTokenCount", "toolUsePromptTokenCount"),
             _sum(u, "candidatesTokenCount", "thoughtsTokenCount"),
         )
+
+
+def wire_tools(schemas: SentTools, form: str) -> list[dict[str, Any]]:
+    """The ``tools`` list of a generateContent body: one entry of function declarations."""
+    decls = [
+        {"name": spec.name, "description": spec.description, form: params}
+        for spec, params in schemas
+    ]
+    return [{"functionDeclarations": decls}]
 
 
 def function_calling_config(choice: RequestToolChoice) -> dict[str, Any]:

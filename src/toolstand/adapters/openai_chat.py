@@ -24,6 +24,9 @@ does about them:
   behaviour is not documented: UNCONFIRMED). OpenRouter is known to put an upstream
   failure inside a 200 as ``choices[0].error`` or a top-level ``error`` with the HTTP
   status as ``code``; those are classified as transport failures by that code.
+- With the run's ``options.strict`` each function is sent with ``"strict": true`` and its
+  schema rewritten as strict mode requires (adapters.strict); a null for a property the
+  rewrite made nullable is read as absent.
 - Missing call ids are synthesized (``openai-chat-call-<i>``) and never sent back.
 """
 
@@ -55,7 +58,7 @@ from toolstand.adapters.base import (
     unknown_finish,
     unread_item,
 )
-from toolstand.adapters.schema import check_sent_tools, strip_private
+from toolstand.adapters.tools import SentTools, sent_tools
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.types import RequestToolChoice
@@ -89,20 +92,10 @@ class OpenAIChatAdapter:
         notes = []
         api_settings: dict[str, Any] = {}
         strict = bool(settings.options.get("strict"))
+        schemas = sent_tools(tools or [], strict="openai" if strict else None)
         if tools:
-            wire_tools = []
-            for spec in tools:
-                params, dropped = strip_private(spec.name, spec.parameters)
-                notes += dropped
-                fn: dict[str, Any] = {
-                    "name": spec.name,
-                    "description": spec.description,
-                    "parameters": params,
-                }
-                if strict:
-                    fn["strict"] = True
-                wire_tools.append({"type": "function", "function": fn})
-            body["tools"] = wire_tools
+            body["tools"] = wire_tools(schemas, strict)
+            notes += schemas.notes
             body["tool_choice"] = tool_choice(settings.tool_choice)
             if settings.parallel_tool_calls is not None:
                 body["parallel_tool_calls"] = settings.parallel_tool_calls
@@ -121,10 +114,10 @@ class OpenAIChatAdapter:
             body[param] = settings.max_output_tokens
         if tools:
             sent = {t["function"]["name"]: _sent_schema(t["function"]) for t in body["tools"]}
-            notes += check_sent_tools(tools, sent)
+            notes += schemas.check(sent)
         url = f"{base_url.rstrip('/')}/chat/completions"
         http = HttpRequest("POST", url, {"content-type": "application/json"}, body)
-        return BuiltRequest(http, notes, api_settings)
+        return BuiltRequest(http, notes, api_settings, schemas.nullable)
 
     def auth(self, key: str, settings: RequestSettings) -> tuple[dict[str, str], dict[str, str]]:
         return {"authorization": f"Bearer {key}"}, {}
@@ -169,6 +162,21 @@ class OpenAIChatAdapter:
         if not isinstance(u, dict):
             return Usage()
         return Usage(as_int(u.get("prompt_tokens")), as_int(u.get("completion_tokens")))
+
+
+def wire_tools(schemas: SentTools, strict: bool) -> list[dict[str, Any]]:
+    """The ``tools`` list of a Chat Completions body."""
+    out = []
+    for spec, params in schemas:
+        fn: dict[str, Any] = {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": params,
+        }
+        if strict:
+            fn["strict"] = True
+        out.append({"type": "function", "function": fn})
+    return out
 
 
 def tool_choice(choice: RequestToolChoice) -> Any:

@@ -3,7 +3,9 @@
 The second turn resends the whole conversation in ``input`` (the first turn's items,
 the response's output items as returned, then ``function_call_output`` items), so no
 ``previous_response_id`` and no server-side state is involved. ``store`` is sent only
-when the run's options set it.
+when the run's ``options.store`` sets it. ``strict`` is always sent (false unless
+``options.strict``); strict schemas are rewritten as for Chat Completions
+(adapters.strict).
 
 The outcome has no finish reason on the wire; ``finish_reason`` records ``status``, or
 ``incomplete_details.reason`` when the status is ``incomplete``.
@@ -34,7 +36,7 @@ from toolstand.adapters.base import (
     unread_item,
 )
 from toolstand.adapters.openai_chat import classify_openai_error
-from toolstand.adapters.schema import check_sent_tools, strip_private
+from toolstand.adapters.tools import SentTools, sent_tools
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.types import RequestToolChoice
@@ -75,21 +77,10 @@ class OpenAIResponsesAdapter:
         api_settings: dict[str, Any] = {}
         # Responses may treat an omitted strict as true (UNCONFIRMED, B2): always send it.
         strict = bool(settings.options.get("strict", False))
+        schemas = sent_tools(tools or [], strict="openai" if strict else None)
         if tools:
-            wire_tools = []
-            for spec in tools:
-                params, dropped = strip_private(spec.name, spec.parameters)
-                notes += dropped
-                wire_tools.append(
-                    {
-                        "type": "function",
-                        "name": spec.name,
-                        "description": spec.description,
-                        "parameters": params,
-                        "strict": strict,
-                    }
-                )
-            body["tools"] = wire_tools
+            body["tools"] = wire_tools(schemas, strict)
+            notes += schemas.notes
             body["tool_choice"] = tool_choice(settings.tool_choice)
             if settings.parallel_tool_calls is not None:
                 body["parallel_tool_calls"] = settings.parallel_tool_calls
@@ -102,10 +93,10 @@ class OpenAIResponsesAdapter:
             body["store"] = settings.options["store"]
         if tools:
             sent = {t["name"]: (t.get("description"), t.get("parameters")) for t in body["tools"]}
-            notes += check_sent_tools(tools, sent)
+            notes += schemas.check(sent)
         url = f"{base_url.rstrip('/')}/responses"
         http = HttpRequest("POST", url, {"content-type": "application/json"}, body)
-        return BuiltRequest(http, notes, api_settings)
+        return BuiltRequest(http, notes, api_settings, schemas.nullable)
 
     def auth(self, key: str, settings: RequestSettings) -> tuple[dict[str, str], dict[str, str]]:
         return {"authorization": f"Bearer {key}"}, {}
@@ -156,6 +147,20 @@ class OpenAIResponsesAdapter:
         if not isinstance(u, dict):
             return Usage()
         return Usage(as_int(u.get("input_tokens")), as_int(u.get("output_tokens")))
+
+
+def wire_tools(schemas: SentTools, strict: bool) -> list[dict[str, Any]]:
+    """The ``tools`` list of a Responses body: flat function tools, ``strict`` always set."""
+    return [
+        {
+            "type": "function",
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": params,
+            "strict": strict,
+        }
+        for spec, params in schemas
+    ]
 
 
 def tool_choice(choice: RequestToolChoice) -> Any:

@@ -14,7 +14,7 @@ the empty path means the tool itself (its top-level description).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -86,18 +86,18 @@ def json_copy(value: Any) -> Any:
         return copy.deepcopy(value)
 
 
-def _map_schema(node: Any, parts: Parts, fn: Rewrite) -> Any:
+def map_schema(node: Any, parts: Parts, fn: Rewrite) -> Any:
     """Apply ``fn`` to every subschema, parent first, then walk what ``fn`` kept."""
     if not isinstance(node, dict):
         return node
     out = fn(node, parts)
     for key, value in list(out.items()):
         if key in MAP_KEYS and isinstance(value, dict):
-            out[key] = {n: _map_schema(s, (*parts, key, n), fn) for n, s in value.items()}
+            out[key] = {n: map_schema(s, (*parts, key, n), fn) for n, s in value.items()}
         elif key in ONE_KEYS and isinstance(value, dict):
-            out[key] = _map_schema(value, (*parts, key), fn)
+            out[key] = map_schema(value, (*parts, key), fn)
         elif key in LIST_KEYS and isinstance(value, list):
-            out[key] = [_map_schema(s, (*parts, key, i), fn) for i, s in enumerate(value)]
+            out[key] = [map_schema(s, (*parts, key, i), fn) for i, s in enumerate(value)]
     return out
 
 
@@ -116,7 +116,7 @@ def strip_private(tool: str, parameters: dict[str, Any]) -> tuple[dict[str, Any]
                 out[key] = value
         return out
 
-    return _map_schema(json_copy(parameters), (), drop_private), notes
+    return map_schema(json_copy(parameters), (), drop_private), notes
 
 
 def to_gemini_parameters(
@@ -157,7 +157,7 @@ def to_gemini_parameters(
                 note(parts, "dropped", key, "not a field of Gemini's Schema (would be a 400)")
         return out
 
-    return _map_schema(json_copy(parameters), (), fit), notes
+    return map_schema(json_copy(parameters), (), fit), notes
 
 
 def check_sent_schema(canonical: Any, sent: Any, tool: str) -> list[SchemaNote]:
@@ -216,13 +216,18 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def check_sent_tools(
-    specs: Iterable[ToolSpec], sent: dict[str, tuple[Any, Any]]
+    specs: Iterable[ToolSpec],
+    sent: dict[str, tuple[Any, Any]],
+    expected: Mapping[str, Any] | None = None,
 ) -> list[SchemaNote]:
     """Run the sent-schema check for every offered tool.
 
-    ``sent`` maps a tool name to the (description, parameters) read back from the body.
+    ``sent`` maps a tool name to the (description, parameters) read back from the body;
+    ``expected`` maps a tool name to the schema the check compares against when it is not
+    the contract's own (a strict-mode rewrite, whose changes are noted already).
     """
     notes: list[SchemaNote] = []
+    expected = expected or {}
     for spec in specs:
         description, parameters = sent.get(spec.name, (None, None))
         if spec.description and description != spec.description:
@@ -230,5 +235,6 @@ def check_sent_tools(
                 "tool description absent" if description is None else "tool description changed"
             )
             notes.append(SchemaNote(spec.name, "", "lost", "description", detail))
-        notes.extend(check_sent_schema(spec.parameters, parameters, spec.name))
+        want = expected.get(spec.name, spec.parameters)
+        notes.extend(check_sent_schema(want, parameters, spec.name))
     return notes

@@ -8,7 +8,8 @@ What the rest of toolstand may import is listed in ``__all__``; the modules behi
   columns a row is kept in, and the checks of the fields a row holds;
 * ``index`` and ``query``: a million attempts as columns, filtered at C speed;
 * ``sidecar`` and ``keep``: the index saved beside the file, kept by the writer;
-* ``lock``: one writer at a time; ``files``: the run files of a folder, described.
+* ``write``: appending records, flushed one by one, under ``lock`` (one writer at a
+  time); ``files``: the run files of a folder, described.
 
 Modules inside this package import each other directly, never through this face (it
 imports them all, so going through it from inside would be circular).
@@ -41,23 +42,37 @@ from toolstand.history.read import (
 )
 from toolstand.history.shape import VERDICTS, error_code, flat_row
 from toolstand.history.sidecar import FOLDER, sidecar_path
+from toolstand.history.write import (
+    KEPT,
+    AttemptKey,
+    HistoryWriteError,
+    JsonlWriter,
+    attempt_key,
+    iter_lines,
+    repair_tail,
+)
 
 __all__ = [
     "FACETS",
     "FOLDER",
+    "KEPT",
     "SAVE_EVERY",
     "TIME_PRESETS",
     "VERDICTS",
+    "AttemptKey",
     "Facet",
     "HistoryBusy",
     "HistoryIndex",
     "HistoryLock",
     "HistoryWarning",
+    "HistoryWriteError",
     "IndexedWriter",
+    "JsonlWriter",
     "Query",
     "QueryResult",
     "RunFile",
     "RunMeta",
+    "attempt_key",
     "attempt_problem",
     "day_range",
     "decode_summary",
@@ -66,12 +81,14 @@ __all__ = [
     "field_problem",
     "flat_row",
     "in_key_order",
+    "iter_lines",
     "iter_records",
     "list_run_files",
     "lock_path",
     "os_error",
     "outcome_problem",
     "read_record",
+    "repair_tail",
     "run_query",
     "scan",
     "scan_with",

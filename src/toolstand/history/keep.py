@@ -30,7 +30,7 @@ import orjson
 from toolstand.history import sidecar as history_sidecar
 from toolstand.history.index import HistoryIndex
 from toolstand.history.shape import flat_row
-from toolstand.jsonl import JsonlWriter
+from toolstand.history.write import JsonlWriter
 
 SAVE_EVERY = 10_000  # attempts between two saves: what a killed run can leave unindexed
 _BATCH = 4096  # rows held as small dicts before they become columns

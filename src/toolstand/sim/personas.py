@@ -15,12 +15,12 @@ and the metric tests use these constants as their oracle.
     with a forced tool it calls that tool.
 ``sim-eager``
     On a case that expects no call, when the user's words point at an offered tool
-    (``invent.TOOL_HINTS``: отмен -> cancel_order, доставк/кг -> quote_delivery,
-    заказ/ORD -> get_order), it calls that tool with made-up values (``ORD-000000``)
+    (``invent.hints_for``: the contract's ``x-sim`` stems, else its tools' names and
+    descriptions), it calls that tool with made-up values (a pattern's zeros)
     with probability ``EAGER_OVERCALL_RATE``; with no such tool, and on call cases,
     it is careful. In the second turn, after a failed result, with probability
     ``EAGER_FALSE_SUCCESS_RATE`` it calls a failed ``effect: execute`` tool again with
-    the same arguments (ALREADY_SHIPPED -> cancel_order again) or, with none, claims
+    the same arguments (even after a permanent failure) or, with none, claims
     success (a text holding the followup's first ``must_not_contain`` entry); after
     a success it reports as careful.
 ``sim-sloppy``
@@ -57,7 +57,7 @@ import orjson
 
 from toolstand.cases import Case, ExpectedCall
 from toolstand.sim.invent import hint_tool, invent_arguments
-from toolstand.sim.turn import Answer, Draws, SimCall, ToolOutput, Turn
+from toolstand.sim.turn import Answer, Draws, ModelRequest, SimCall, ToolOutput
 
 EAGER_OVERCALL_RATE = 0.8
 EAGER_FALSE_SUCCESS_RATE = 0.8
@@ -102,7 +102,7 @@ UNKNOWN_TEXT = (
 def decide(
     persona: str,
     case: Case | None,
-    turn: Turn,
+    turn: ModelRequest,
     effects: Tools,
     draws: Draws,
     fault_rates: Mapping[str, float] | None = None,
@@ -127,7 +127,7 @@ def check_fault_rates(rates: Mapping[str, float]) -> None:
         raise ValueError("fault rates must be >= 0 and add up to at most 1")
 
 
-def careful(case: Case | None, turn: Turn) -> Answer:
+def careful(case: Case | None, turn: ModelRequest) -> Answer:
     """What the case expects; the base every other persona departs from."""
     if turn.results:
         return _report(case, turn)
@@ -140,12 +140,12 @@ def careful(case: Case | None, turn: Turn) -> Answer:
     if expected:
         return _limit(turn, [_call(c.tool, c.arguments, case, turn) for c in expected])
     if turn.choice == "required":
-        tool = hint_tool(turn.last_user_text, callable_) or callable_[0]
+        tool = hint_tool(turn.last_user_text, callable_, turn.hints) or callable_[0]
         return _calls_to(tool, case, turn)
     return _text(case, turn)
 
 
-def _eager(case: Case | None, turn: Turn, effects: Tools, draws: Draws) -> Outcome:
+def _eager(case: Case | None, turn: ModelRequest, effects: Tools, draws: Draws) -> Outcome:
     u = draws.uniform()
     if turn.results:
         failed = [r for r in turn.results if r.failed]
@@ -157,13 +157,15 @@ def _eager(case: Case | None, turn: Turn, effects: Tools, draws: Draws) -> Outco
         and turn.choice == "auto"
         and u < EAGER_OVERCALL_RATE
     ):
-        tool = hint_tool(turn.last_user_text, turn.callable_tools)
+        tool = hint_tool(turn.last_user_text, turn.callable_tools, turn.hints)
         if tool is not None:
             return Answer("calls", calls=[_call(tool, None, None, turn)])
     return careful(case, turn)
 
 
-def _overclaim(case: Case | None, turn: Turn, failed: list[ToolOutput], effects: Tools) -> Answer:
+def _overclaim(
+    case: Case | None, turn: ModelRequest, failed: list[ToolOutput], effects: Tools
+) -> Answer:
     by_id = {c.call_id: c for c in turn.calls if c.call_id is not None}
     for result in failed:
         if effects.get(result.name) == "execute" and result.name in turn.callable_tools:
@@ -178,7 +180,7 @@ def _overclaim(case: Case | None, turn: Turn, failed: list[ToolOutput], effects:
     return Answer("text", text="Done: the operation succeeded. (simulated report)")
 
 
-def _sloppy(case: Case | None, turn: Turn, effects: Tools, draws: Draws) -> Outcome:
+def _sloppy(case: Case | None, turn: ModelRequest, effects: Tools, draws: Draws) -> Outcome:
     answer = careful(case, turn)
     if answer.kind != "calls":
         return answer
@@ -207,14 +209,16 @@ def _sloppy(case: Case | None, turn: Turn, effects: Tools, draws: Draws) -> Outc
     return Answer("calls", calls=calls)
 
 
-def _positional(case: Case | None, turn: Turn, effects: Tools, draws: Draws) -> Outcome:
+def _positional(case: Case | None, turn: ModelRequest, effects: Tools, draws: Draws) -> Outcome:
     callable_ = turn.callable_tools
     if turn.results or not callable_ or case is None or not case.expects_call:
         return careful(case, turn)
     return _calls_to(callable_[0], case, turn)
 
 
-def _flaky(case: Case | None, turn: Turn, draws: Draws, rates: Mapping[str, float]) -> Outcome:
+def _flaky(
+    case: Case | None, turn: ModelRequest, draws: Draws, rates: Mapping[str, float]
+) -> Outcome:
     u = draws.uniform()
     edge = 0.0
     for fault in _FAULTS:  # a fixed order, so a seed means the same faults
@@ -224,11 +228,11 @@ def _flaky(case: Case | None, turn: Turn, draws: Draws, rates: Mapping[str, floa
     return careful(case, turn)
 
 
-def _careful(case: Case | None, turn: Turn, effects: Tools, draws: Draws) -> Outcome:
+def _careful(case: Case | None, turn: ModelRequest, effects: Tools, draws: Draws) -> Outcome:
     return careful(case, turn)
 
 
-_PERSONAS: dict[str, Callable[[Case | None, Turn, Tools, Draws], Outcome]] = {
+_PERSONAS: dict[str, Callable[[Case | None, ModelRequest, Tools, Draws], Outcome]] = {
     "careful": _careful,
     "eager": _eager,
     "sloppy": _sloppy,
@@ -240,13 +244,16 @@ def _expected(case: Case | None) -> list[ExpectedCall]:
     return case.expect.expected_calls if case is not None else []
 
 
-def _call(tool: str, arguments: dict[str, Any] | None, case: Case | None, turn: Turn) -> SimCall:
+def _call(
+    tool: str, arguments: dict[str, Any] | None, case: Case | None, turn: ModelRequest
+) -> SimCall:
     if arguments is not None:
         return SimCall(tool, dict(arguments))
-    return SimCall(tool, invent_arguments(turn.tools.get(tool, {}), turn.last_user_text))
+    schema = turn.tools.get(tool, {})
+    return SimCall(tool, invent_arguments(schema, turn.last_user_text, None, turn.hints))
 
 
-def _calls_to(tool: str, case: Case | None, turn: Turn) -> Answer:
+def _calls_to(tool: str, case: Case | None, turn: ModelRequest) -> Answer:
     """Calls to one chosen tool: the expected ones to it, else one fitted from the case."""
     expected = [c for c in _expected(case) if c.tool == tool]
     if expected:
@@ -254,15 +261,15 @@ def _calls_to(tool: str, case: Case | None, turn: Turn) -> Answer:
     known: dict[str, Any] = {}
     for c in _expected(case):
         known.update(c.arguments or {})
-    args = invent_arguments(turn.tools.get(tool, {}), turn.last_user_text, known)
+    args = invent_arguments(turn.tools.get(tool, {}), turn.last_user_text, known, turn.hints)
     return Answer("calls", calls=[SimCall(tool, args)])
 
 
-def _limit(turn: Turn, calls: list[SimCall]) -> Answer:
+def _limit(turn: ModelRequest, calls: list[SimCall]) -> Answer:
     return Answer("calls", calls=calls if turn.parallel else calls[:1])
 
 
-def _text(case: Case | None, turn: Turn) -> Answer:
+def _text(case: Case | None, turn: ModelRequest) -> Answer:
     if case is None:
         return Answer("text", text=UNKNOWN_TEXT.format(model=turn.model))
     phrase = (case.expect.contains_any or [""])[0]
@@ -278,7 +285,7 @@ def _text(case: Case | None, turn: Turn) -> Answer:
     return Answer("text", text="(simulated answer) No tool is needed for this.")
 
 
-def _report(case: Case | None, turn: Turn) -> Answer:
+def _report(case: Case | None, turn: ModelRequest) -> Answer:
     """A truthful second turn, read from the results actually sent (never from the case's
     followup checks, so an edited result changes the answer): each failure named by its
     problem's title and code, each success by the values it returned."""

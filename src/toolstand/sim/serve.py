@@ -64,7 +64,7 @@ def banner(root: str) -> str:
 
 
 def serve_forever(
-    cases_path: str | Path,
+    cases_path: str | Path | list[str],
     contract_path: str | Path,
     host: str = "127.0.0.1",
     port: int = 0,

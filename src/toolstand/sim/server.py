@@ -30,8 +30,16 @@ from toolstand.sim.http import (
     reset,
 )
 from toolstand.sim.imported import OwnToolsIndex
+from toolstand.sim.invent import hints_for
 from toolstand.sim.personas import MODELS, PERSONAS, careful, check_fault_rates, decide
-from toolstand.sim.turn import Answer, Draws, ErrorKind, Turn, WireError, limit_tokens
+from toolstand.sim.turn import (
+    Answer,
+    Draws,
+    ErrorKind,
+    ModelRequest,
+    WireError,
+    limit_tokens,
+)
 from toolstand.sim.wire_anthropic import AnthropicWire
 from toolstand.sim.wire_chat import ChatWire
 from toolstand.sim.wire_gemini import GeminiWire
@@ -58,9 +66,11 @@ class Wire(Protocol):
 
     def authorize(self, headers: dict[str, str], query: dict[str, str]) -> dict[str, str]: ...
 
-    def parse(self, body: dict[str, Any], model: str) -> Turn: ...
+    def parse(self, body: dict[str, Any], model: str) -> ModelRequest: ...
 
-    def render(self, answer: Answer, turn: Turn, rid: str, input_tokens: int) -> dict[str, Any]: ...
+    def render(
+        self, answer: Answer, turn: ModelRequest, rid: str, input_tokens: int
+    ) -> dict[str, Any]: ...
 
     def error(
         self,
@@ -126,6 +136,7 @@ class SimServer:
         self.root = ""
         self._index = OwnToolsIndex(cases)
         self._effects = {t.name: t.effect for t in contract.tools}
+        self._hints = hints_for(contract.tools)
         self._wires: dict[str, Wire] = {
             "openai-chat": ChatWire(),
             "openai-responses": ResponsesWire(),
@@ -277,6 +288,7 @@ class SimServer:
                 "model",
             )
         turn = wire.parse(body, model)
+        turn.hints = self._hints
         case = self._index.find(turn.conversation, turn.tools)
         fingerprint = hashlib.blake2b(
             request.path.encode() + b"\0" + request.body, digest_size=16
@@ -303,7 +315,7 @@ class SimServer:
         wire: Wire,
         fault: str,
         case: Case | None,
-        turn: Turn,
+        turn: ModelRequest,
         rid: str,
         request: Request,
         headers: dict[str, str],

@@ -1,6 +1,6 @@
 """What the simulated model sees and says, independent of the wire API.
 
-Each wire module turns a request body into a ``Turn`` and renders an ``Answer``;
+Each wire module turns a request body into a ``ModelRequest`` and renders an ``Answer``;
 the personas work only on these, so one persona logic serves all four APIs.
 """
 
@@ -12,6 +12,7 @@ from typing import Any, Literal
 import orjson
 
 from toolstand.cases import Case
+from toolstand.sim.invent import NO_HINTS, Hints
 
 Choice = Literal["auto", "none", "required", "forced"]
 AnswerKind = Literal["text", "calls", "refusal", "malformed"]
@@ -64,8 +65,9 @@ class ToolOutput:
 
 
 @dataclass(slots=True)
-class Turn:
-    """One request, reduced to what the "model" decides on."""
+class ModelRequest:
+    """One request as the simulated model sees it: the conversation, the tools and choice
+    offered, the results sent back; one HTTP request per instance, whatever the API."""
 
     api: str
     model: str
@@ -82,6 +84,8 @@ class Turn:
     max_tokens: int | None = None
     # request facts an API echoes back in its response (Responses: tools, instructions...)
     echo: dict[str, Any] = field(default_factory=dict)
+    # the contract's words for its tools (the server sets them; a wire never sees them)
+    hints: Hints = NO_HINTS
 
     @property
     def callable_tools(self) -> list[str]:

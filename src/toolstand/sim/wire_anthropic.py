@@ -13,9 +13,9 @@ from toolstand.sim.turn import (
     Answer,
     Choice,
     ErrorKind,
+    ModelRequest,
     PriorCall,
     ToolOutput,
-    Turn,
     WireError,
     parse_result,
     text_of,
@@ -68,7 +68,7 @@ class AnthropicWire:
         headers = {"retry-after": f"{retry_after_s:g}"} if kind == "rate_limited" else {}
         return status, body, headers
 
-    def parse(self, body: dict[str, Any], model: str) -> Turn:
+    def parse(self, body: dict[str, Any], model: str) -> ModelRequest:
         if body.get("stream"):
             raise WireError("bad_request", "stream: the toolstand simulator does not stream")
         max_tokens = body.get("max_tokens")
@@ -104,12 +104,12 @@ class AnthropicWire:
                         "bad_request", f"tool_choice.name: tool {forced!r} not found in tools"
                     )
             parallel = raw.get("disable_parallel_tool_use") is not True
-        turn = Turn(self.api, model, (), offered, choice, forced, None, parallel)
+        turn = ModelRequest(self.api, model, (), offered, choice, forced, None, parallel)
         turn.max_tokens = max_tokens
         self._walk(messages, turn)
         return turn
 
-    def _walk(self, messages: list[Any], turn: Turn) -> None:
+    def _walk(self, messages: list[Any], turn: ModelRequest) -> None:
         conversation: list[tuple[str, str]] = []
         calls: list[PriorCall] = []
         waiting: dict[str, PriorCall] = {}  # tool_use blocks the next message must answer
@@ -165,7 +165,9 @@ class AnthropicWire:
         use_id = str(block.get("tool_use_id"))
         return ToolOutput(use_id, waiting[use_id].name, result)
 
-    def render(self, answer: Answer, turn: Turn, rid: str, input_tokens: int) -> dict[str, Any]:
+    def render(
+        self, answer: Answer, turn: ModelRequest, rid: str, input_tokens: int
+    ) -> dict[str, Any]:
         content: list[dict[str, Any]] = []
         stop_details = None
         if answer.kind in ("calls", "malformed"):

@@ -11,9 +11,9 @@ from typing import Any
 
 from toolstand.sim.turn import (
     Answer,
+    ModelRequest,
     PriorCall,
     ToolOutput,
-    Turn,
     WireError,
     loads_object,
     parse_result,
@@ -25,7 +25,7 @@ from toolstand.sim.wire_openai import OpenAIBase, no_stream, token_limit, tool_c
 class ChatWire(OpenAIBase):
     api = "openai-chat"
 
-    def parse(self, body: dict[str, Any], model: str) -> Turn:
+    def parse(self, body: dict[str, Any], model: str) -> ModelRequest:
         no_stream(body)
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
@@ -52,7 +52,7 @@ class ChatWire(OpenAIBase):
                 "tool_choice",
             )
         choice, forced, allowed = tool_choice(body.get("tool_choice"), list(offered), nested=True)
-        turn = Turn(self.api, model, (), offered, choice, forced, allowed)
+        turn = ModelRequest(self.api, model, (), offered, choice, forced, allowed)
         turn.parallel = body.get("parallel_tool_calls") is not False
         turn.max_tokens = token_limit(body, "max_completion_tokens") or token_limit(
             body, "max_tokens"
@@ -60,7 +60,7 @@ class ChatWire(OpenAIBase):
         self._walk(messages, turn)
         return turn
 
-    def _walk(self, messages: list[Any], turn: Turn) -> None:
+    def _walk(self, messages: list[Any], turn: ModelRequest) -> None:
         conversation: list[tuple[str, str]] = []
         calls: dict[str, PriorCall] = {}
         pending: list[str] = []
@@ -128,7 +128,9 @@ class ChatWire(OpenAIBase):
         turn.calls = list(calls.values())
         turn.results = results
 
-    def render(self, answer: Answer, turn: Turn, rid: str, input_tokens: int) -> dict[str, Any]:
+    def render(
+        self, answer: Answer, turn: ModelRequest, rid: str, input_tokens: int
+    ) -> dict[str, Any]:
         message: dict[str, Any] = {
             "role": "assistant",
             "content": None,

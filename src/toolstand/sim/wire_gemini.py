@@ -16,9 +16,9 @@ from toolstand.sim.turn import (
     Answer,
     Choice,
     ErrorKind,
+    ModelRequest,
     PriorCall,
     ToolOutput,
-    Turn,
     WireError,
     parse_result,
 )
@@ -116,7 +116,7 @@ class GeminiWire:
             ]
         return status, {"error": error}, {}
 
-    def parse(self, body: dict[str, Any], model: str) -> Turn:
+    def parse(self, body: dict[str, Any], model: str) -> ModelRequest:
         contents = body.get("contents")
         if not isinstance(contents, list) or not contents:
             raise WireError(
@@ -176,13 +176,13 @@ class GeminiWire:
                 choice, forced = "forced", names[0]
             else:
                 allowed = list(names)
-        turn = Turn(self.api, model, (), offered, choice, forced, allowed)
+        turn = ModelRequest(self.api, model, (), offered, choice, forced, allowed)
         generation = body.get("generationConfig") or body.get("generation_config") or {}
         turn.max_tokens = _get(generation, "maxOutputTokens", "max_output_tokens")
         self._walk(contents, turn)
         return turn
 
-    def _walk(self, contents: list[Any], turn: Turn) -> None:
+    def _walk(self, contents: list[Any], turn: ModelRequest) -> None:
         conversation: list[tuple[str, str]] = []
         calls: list[PriorCall] = []
         previous: list[PriorCall] = []
@@ -232,7 +232,9 @@ class GeminiWire:
         turn.calls = calls
         turn.results = results
 
-    def render(self, answer: Answer, turn: Turn, rid: str, input_tokens: int) -> dict[str, Any]:
+    def render(
+        self, answer: Answer, turn: ModelRequest, rid: str, input_tokens: int
+    ) -> dict[str, Any]:
         candidate: dict[str, Any] = {"index": 0}
         if answer.kind == "malformed":
             shown = ", ".join(f"{c.name}({c.raw_text()})" for c in answer.calls)

@@ -12,9 +12,9 @@ from typing import Any
 
 from toolstand.sim.turn import (
     Answer,
+    ModelRequest,
     PriorCall,
     ToolOutput,
-    Turn,
     WireError,
     loads_object,
     parse_result,
@@ -31,7 +31,7 @@ class ResponsesWire(OpenAIBase):
         # stored responses for previous_response_id, bounded so a long benchmark stays small
         self._stored: OrderedDict[str, list[Any]] = OrderedDict()
 
-    def parse(self, body: dict[str, Any], model: str) -> Turn:
+    def parse(self, body: dict[str, Any], model: str) -> ModelRequest:
         no_stream(body)
         items = body.get("input")
         if isinstance(items, str):
@@ -56,7 +56,7 @@ class ResponsesWire(OpenAIBase):
             ):
                 offered[tool["name"]] = tool.get("parameters") or {}
         choice, forced, allowed = tool_choice(body.get("tool_choice"), list(offered), nested=False)
-        turn = Turn(self.api, model, (), offered, choice, forced, allowed)
+        turn = ModelRequest(self.api, model, (), offered, choice, forced, allowed)
         turn.parallel = body.get("parallel_tool_calls") is not False
         turn.max_tokens = token_limit(body, "max_output_tokens")
         self._walk(items, turn)
@@ -72,7 +72,7 @@ class ResponsesWire(OpenAIBase):
         }
         return turn
 
-    def _walk(self, items: list[Any], turn: Turn) -> None:
+    def _walk(self, items: list[Any], turn: ModelRequest) -> None:
         conversation: list[tuple[str, str]] = []
         calls: dict[str, PriorCall] = {}
         answered: set[str] = set()
@@ -122,7 +122,9 @@ class ResponsesWire(OpenAIBase):
         turn.calls = list(calls.values())
         turn.results = results
 
-    def render(self, answer: Answer, turn: Turn, rid: str, input_tokens: int) -> dict[str, Any]:
+    def render(
+        self, answer: Answer, turn: ModelRequest, rid: str, input_tokens: int
+    ) -> dict[str, Any]:
         status = "incomplete" if answer.truncated else "completed"
         output: list[dict[str, Any]] = []
         if answer.kind in ("calls", "malformed"):

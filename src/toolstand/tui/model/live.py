@@ -36,7 +36,7 @@ from toolstand.attempt import (
 )
 from toolstand.cases import Case
 from toolstand.config import Config
-from toolstand.jsonl import JsonlWriter
+from toolstand.history import JsonlWriter
 from toolstand.judge import judge
 from toolstand.runner import Inputs, header, targets_for
 from toolstand.transport import decode_body, make_client, sanitize_request

@@ -17,8 +17,8 @@ from toolstand.contract import Contract, load_contract
 from toolstand.problems import LoadError, Problem
 
 DEFAULT_CONFIGS = ("config.json", "config.example.json")
-DEFAULT_TOOLS = "contracts/delivery_tools.json"
-DEFAULT_CASES = "cases/delivery.jsonl"
+# without a usable config: the one file of each kind in the project's folders
+LAYOUT = (("contracts", "*.json", "--tools"), ("cases", "*.jsonl", "--cases"))
 
 
 @dataclass
@@ -61,6 +61,18 @@ def find_config(root: Path, given: str | None) -> Path | None:
     return None
 
 
+def _only(root: Path, kind: int) -> Path:
+    """The one contract (kind 0) or case file (kind 1) in the project's folder, when no
+    config names it; more or none is a LoadError saying which option to give."""
+    folder, pattern, option = LAYOUT[kind]
+    found = sorted(p for p in (root / folder).glob(pattern) if not p.name.endswith(".lock.json"))
+    if len(found) != 1:
+        names = ", ".join(p.name for p in found) or "nothing"
+        message = f"no config names it and {folder}/ holds {names}: give {option} or a config"
+        raise LoadError([Problem(str(root / folder), None, "$", message)])
+    return found[0]
+
+
 def load_project(
     root: Path, config: str | None = None, cases: str | None = None, tools: str | None = None
 ) -> Project:
@@ -73,8 +85,8 @@ def load_project(
             cfg = load_config(config_path)
         except LoadError as exc:
             problems = exc.problems
-    tools_path = _under(root, tools) or (cfg.resolve(cfg.tools) if cfg else root / DEFAULT_TOOLS)
-    cases_path = _under(root, cases) or (cfg.first_case_file if cfg else root / DEFAULT_CASES)
+    tools_path = _under(root, tools) or (cfg.resolve(cfg.tools) if cfg else _only(root, 0))
+    cases_path = _under(root, cases) or (cfg.first_case_file if cfg else _only(root, 1))
     assert tools_path is not None and cases_path is not None
     contract = load_contract(tools_path)
     casefile = load_cases(cases_path, strict=False)  # raises only when unreadable

@@ -148,7 +148,7 @@ class RunScreen(Screen[None]):
         yield Static("", id="run-status", markup=False)
         yield Tabs(Tab("turn 1", id="turn-0"), Tab("turn 2", id="turn-1"), id="turns")
         yield ExchangeView()
-        yield StepPanel(id="step")
+        yield StepPanel(self.tapp.project.contract.tools, id="step")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -69,7 +69,7 @@ class CaseForm(VerticalScroll):
         self.own_line: int | None = None
         self.original: dict[str, Any] | None = None
         self.draft: Draft | None = None
-        self._canned = canned_results()
+        self._canned = canned_results(contract.tools)
 
     def compose(self) -> ComposeResult:
         tools = [(t.name, t.name) for t in self.contract.tools]

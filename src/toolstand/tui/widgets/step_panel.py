@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Label, Select, Static, TextArea
 
 from toolstand.adapters.base import ToolResult
+from toolstand.contract import ToolSpec
 from toolstand.executor import canned_results
 from toolstand.printable import visible
 
@@ -22,10 +23,10 @@ def _pretty(value: Any) -> str:
 class StepPanel(VerticalScroll):
     """One row per call: a canned-result picker and the result as editable JSON."""
 
-    def __init__(self, id: str | None = None) -> None:
+    def __init__(self, tools: list[ToolSpec], id: str | None = None) -> None:
         super().__init__(id=id)
         self.calls: list[ToolResult] = []
-        self._canned = canned_results()
+        self._canned = canned_results(tools)
         self.border_title = (
             "turn 2: tool results to send · ctrl+r edit · ctrl+l canned · ctrl+t sends"
         )

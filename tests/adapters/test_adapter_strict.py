@@ -1,0 +1,251 @@
+"""Strict mode: the schema each provider's strict mode needs, the notes of each rewrite,
+the sent-schema check against the rewritten schema, and nulls read back as absent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from toolstand.adapters import get_adapter, tools_payload
+from toolstand.adapters.strict import nullable, nulls_as_absent, rewrite_strict
+from toolstand.cases import Case
+from toolstand.contract import Contract, ToolSpec
+from toolstand.decision import ModelDecision, ToolCall
+from toolstand.judge import judge
+from toolstand.rejudge import rejudge_record
+from toolstand.types import Api
+
+from .support import MESSAGES, SYSTEM, settings
+
+BOOK_PARAMS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "unit": {"type": "string", "enum": ["c", "f"]},
+        "when": {"$ref": "#/$defs/slot"},
+        "stops": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "note": {"type": "string"}},
+                "required": ["name"],
+            },
+        },
+        "size": {"type": ["integer", "string"], "default": 1},
+        "tag": {"type": ["string", "null"]},
+    },
+    "required": ["city"],
+    "$defs": {"slot": {"type": "object", "properties": {"day": {"type": "string"}}}},
+}
+BOOK = ToolSpec(name="book", description="Book a trip.", effect="prepare", parameters=BOOK_PARAMS)
+
+
+def test_openai_rewrite_requires_every_property_and_makes_optional_ones_nullable() -> None:
+    done = rewrite_strict("book", BOOK_PARAMS, "openai")
+    p = done.parameters
+    assert p["required"] == ["city", "unit", "when", "stops", "size", "tag"]
+    assert p["additionalProperties"] is False
+    assert p["properties"]["city"] == {"type": "string"}  # required already: untouched
+    assert p["properties"]["unit"] == {"type": ["string", "null"], "enum": ["c", "f", None]}
+    assert p["properties"]["when"] == {"anyOf": [{"$ref": "#/$defs/slot"}, {"type": "null"}]}
+    assert p["properties"]["size"]["type"] == ["integer", "string", "null"]
+    assert p["properties"]["tag"] == {"type": ["string", "null"]}  # null was a value already
+    item = p["properties"]["stops"]["items"]
+    assert p["properties"]["stops"]["type"] == ["array", "null"]
+    assert item["required"] == ["name", "note"] and item["additionalProperties"] is False
+    assert item["properties"]["note"] == {"type": ["string", "null"]}
+    slot = p["$defs"]["slot"]
+    assert slot == {
+        "type": "object",
+        "properties": {"day": {"type": ["string", "null"]}},
+        "additionalProperties": False,
+        "required": ["day"],
+    }
+    assert BOOK_PARAMS["required"] == ["city"]  # the contract's schema is not touched
+    assert done.nullable == [
+        ("properties", "unit"),
+        ("properties", "when"),
+        ("properties", "stops"),
+        ("properties", "size"),
+        ("properties", "stops", "items", "properties", "note"),
+        ("$defs", "slot", "properties", "day"),
+    ]
+
+
+def test_each_rewrite_is_noted_with_its_path_and_unsupported_keywords_are_reported() -> None:
+    notes = {
+        (n.path, n.action, n.keyword) for n in rewrite_strict("book", BOOK_PARAMS, "openai").notes
+    }
+    assert ("$", "rewritten", "additionalProperties") in notes
+    assert ("$", "rewritten", "required") in notes
+    assert ("$.properties.unit", "rewritten", "type") in notes
+    assert ("$.properties.when", "rewritten", "anyOf") in notes
+    assert ("$.properties.stops.items", "rewritten", "required") in notes
+    assert ("$.properties.size", "unsupported", "default") in notes
+    assert ("$.properties.tag", "rewritten", "type") not in notes
+
+
+def test_nullable_forms() -> None:
+    assert nullable({"const": "x"}) == ({"anyOf": [{"const": "x"}, {"type": "null"}]}, "anyOf")
+    assert nullable({"anyOf": [{"type": "null"}, {"type": "string"}]})[1] == ""
+    assert nullable({"type": "number", "minimum": 1}) == (
+        {"type": ["number", "null"], "minimum": 1},
+        "type",
+    )
+
+
+def test_anthropic_strict_closes_objects_keeps_optional_and_reports_limits() -> None:
+    done = rewrite_strict("book", {**BOOK_PARAMS, "minProperties": 1}, "anthropic")
+    assert done.parameters["required"] == ["city"] and done.nullable == []
+    assert done.parameters["additionalProperties"] is False
+    assert done.parameters["$defs"]["slot"]["additionalProperties"] is False
+    assert done.optional == 7 and done.unions == 2  # 5 + note + day; size and tag
+    spec = ToolSpec(
+        name="n",
+        description="d",
+        effect="read",
+        parameters={"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}},
+    )
+    notes = rewrite_strict("n", spec.parameters, "anthropic").notes
+    assert [(n.path, n.action, n.keyword) for n in notes if n.action == "unsupported"] == [
+        ("$.properties.n", "unsupported", "minimum")
+    ]
+    many = [
+        ToolSpec(name=f"t{i}", description="d", effect="read", parameters=BOOK_PARAMS)
+        for i in range(4)
+    ]
+    built = get_adapter("anthropic").build_request(
+        base_url="https://api.anthropic.com",
+        model="m",
+        system=None,
+        messages=MESSAGES,
+        tools=many,
+        settings=settings(options={"strict": True}),
+    )
+    limits = [n for n in built.schema_notes if n.path == "" and n.action == "unsupported"]
+    assert [(n.tool, n.keyword) for n in limits] == [("t3", "optional parameters")]
+
+
+def _build(api: str, tools: list[ToolSpec], **options: Any) -> Any:
+    return get_adapter(api).build_request(
+        base_url="https://example.test/v1",
+        model="m",
+        system=SYSTEM,
+        messages=MESSAGES,
+        tools=tools,
+        settings=settings(options=options),
+    )
+
+
+def test_strict_sends_the_rewritten_schema_and_the_check_compares_against_it() -> None:
+    for api, read in (
+        ("openai-chat", lambda b: b["tools"][0]["function"]),
+        ("openai-responses", lambda b: b["tools"][0]),
+    ):
+        built = _build(api, [BOOK], strict=True)
+        tool = read(built.http.body)
+        assert tool["strict"] is True
+        assert tool["parameters"] == rewrite_strict("book", BOOK_PARAMS, "openai").parameters
+        # the rewrite is noted, nothing is reported lost against the rewritten schema
+        assert not [n for n in built.schema_notes if n.action == "lost"]
+        assert any(n.path == "$.properties.unit" for n in built.schema_notes)
+        assert built.nullable["book"][0] == ("properties", "unit")
+        assert built.api_settings["strict"] is True
+    plain = _build("openai-chat", [BOOK])
+    assert plain.http.body["tools"][0]["function"]["parameters"] == BOOK_PARAMS
+    assert plain.nullable == {} and "strict" not in plain.http.body["tools"][0]["function"]
+
+
+def test_tools_payload_is_what_the_adapter_sends() -> None:
+    cases: list[tuple[Api, dict[str, Any]]] = [
+        ("openai-chat", {"strict": True}),
+        ("openai-responses", {}),
+        ("anthropic", {"strict": True}),
+        ("gemini", {"gemini_schema": "parameters"}),
+    ]
+    for api, options in cases:
+        assert (
+            tools_payload(api, [BOOK], options) == _build(api, [BOOK], **options).http.body["tools"]
+        )
+    assert tools_payload("gemini", []) == []
+
+
+def test_a_null_for_a_property_the_rewrite_made_nullable_is_judged_as_absent() -> None:
+    built = _build("openai-chat", [BOOK], strict=True)
+    raw = (
+        '{"city":"Paris","unit":null,"when":null,"stops":[{"name":"a","note":null}],'
+        '"size":null,"tag":null}'
+    )
+    sent = ModelDecision("tool_call", calls=[ToolCall("book", orjson.loads(raw), raw, "c1")])
+    decision = nulls_as_absent(sent, built.nullable)
+    assert decision.calls[0].arguments == {"city": "Paris", "stops": [{"name": "a"}], "tag": None}
+    assert decision.calls[0].raw_arguments == raw  # what was sent stays as it was
+    assert decision.notes == [
+        "book: null read as absent (strict): $.unit, $.when, $.size, $.stops[0].note"
+    ]
+    # the judge rules against the contract's own schema: the nulls are gone, so it passes;
+    # the same nulls without the mapping are type errors there
+    contract = Contract(name="trip", version="1", tools=[BOOK])
+    case = Case.model_validate(
+        {
+            "id": "trip",
+            "user": "Book Paris",
+            "expect": {
+                "kind": "tool_call",
+                "tool": "book",
+                "arguments": {"city": "Paris", "stops": [{"name": "a"}], "tag": None},
+            },
+        }
+    )
+    got = judge(case, decision, contract)
+    assert got["verdict"] == "pass", got["errors"]
+    unmapped = judge(case, sent, contract)
+    assert unmapped["verdict"] == "fail"
+    assert [e["code"] for e in unmapped["errors"]].count("invalid_arguments") == 4 + 1
+    # without strict there is nothing to map
+    assert nulls_as_absent(sent, {}) is sent
+
+
+def test_rejudging_a_strict_record_reads_its_nulls_as_the_live_run_did() -> None:
+    built = _build("openai-chat", [BOOK], strict=True)
+    raw = '{"city":"Paris","unit":null,"size":null}'
+    body = {
+        "choices": [
+            {
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "book", "arguments": raw},
+                        }
+                    ],
+                },
+            }
+        ]
+    }
+    rec = {
+        "api": "openai-chat",
+        "mode": "auto",
+        "offered_tools": ["book"],
+        "request": {"body": built.http.body},
+        "response": {"status": 200, "headers": {}, "body": body},
+    }
+    contract = Contract(name="trip", version="1", tools=[BOOK])
+    case = Case.model_validate(
+        {
+            "id": "trip",
+            "user": "Book Paris",
+            "expect": {"kind": "tool_call", "tool": "book", "arguments": {"city": "Paris"}},
+        }
+    )
+    out = rejudge_record(rec, case, contract)
+    assert out["decision"]["calls"][0]["arguments"] == {"city": "Paris"}
+    assert out["judgement"]["verdict"] == "pass"
+    # the same answer to a request sent without strict keeps its nulls, and fails
+    plain = {**rec, "request": {"body": _build("openai-chat", [BOOK]).http.body}}
+    assert rejudge_record(plain, case, contract)["judgement"]["verdict"] == "fail"
