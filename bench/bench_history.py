@@ -302,8 +302,8 @@ async def first_paint(path: Path) -> dict[str, float]:
 
     AttemptList._paint = spy  # type: ignore[method-assign]
     t0 = time.perf_counter()
-    app = make_app(root=ROOT, blink=False, start_mode="history")
-    app.history_path = str(path)  # type: ignore[attr-defined]
+    app = make_app(root=ROOT, start_mode="history")
+    app.history_path = str(path)
     async with app.run_test(size=(100, 30)) as pilot:
         while not painted and time.perf_counter() - t0 < 60:
             await pilot.pause(0.005)

@@ -18,7 +18,7 @@ from toolstand.problems import LoadError
 
 def config_text(*runs: dict[str, Any]) -> str:
     lines = ",\n".join(orjson.dumps(r).decode() for r in runs)
-    return '{"runs": [\n' + lines + "\n]}"
+    return '{"tools": "t.json", "cases": "c.jsonl", "runs": [\n' + lines + "\n]}"
 
 
 def problems(text: str) -> list[str]:

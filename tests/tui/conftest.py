@@ -1,7 +1,9 @@
-"""A private copy of the project's files per test, and an app over it that does not blink."""
+"""A private copy of the project's files per test, an app over it, and text cursors that
+do not blink (a snapshot or a Pilot test must not depend on the blink's phase)."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -10,12 +12,20 @@ from typing import Any
 import orjson
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from toolstand.tui.app import ToolstandApp, make_app
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (100, 30)
+
+
+@pytest.fixture(autouse=True)
+def no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Input and TextArea starts with a steady cursor."""
+    for widget in (Input, TextArea):
+        monkeypatch.setattr(widget.cursor_blink, "_default", False)
 
 
 @pytest.fixture
@@ -37,19 +47,27 @@ def write_config(project: Path, **changes: Any) -> None:
 @pytest.fixture
 def app_for(project: Path) -> Callable[..., ToolstandApp]:
     def make(**kw: Any) -> ToolstandApp:
-        return make_app(root=project, blink=False, **kw)
+        return make_app(root=project, **kw)
 
     return make
 
 
-async def wait_for(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Let the app run until ``check`` holds (live calls take real milliseconds)."""
-    steps = int(timeout / 0.05)
-    for _ in range(steps):
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until the app's workers are done and the messages they posted are handled."""
+    # a worker that failed or was cancelled is done too: the test asserts on what it left
+    with contextlib.suppress(WorkerFailed, WorkerCancelled):
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def wait_for(pilot: Pilot[Any], check: Callable[[], bool], rounds: int = 100) -> None:
+    """Let the workers run until ``check`` holds: a handler may start the next worker (a
+    query after an index batch, turn 2 after turn 1), so wait for each in turn."""
+    for _ in range(rounds):
         if check():
             return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached in time")
+        await settle(pilot)
+    raise AssertionError("condition not reached after the workers settled")
 
 
 async def type_into(pilot: Pilot[Any], area: TextArea, text: str) -> None:

@@ -15,7 +15,7 @@ from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
 
-from .conftest import SIZE, wait_for
+from .conftest import SIZE, settle, wait_for
 
 AppFor = Callable[..., ToolstandApp]
 
@@ -51,7 +51,7 @@ async def test_the_palette_offers_the_templates(app_for: AppFor) -> None:
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"New case: boundary")
-        await pilot.pause(0.5)
+        await settle(pilot)  # the palette searches in a worker
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, CasesScreen))
         await wait_for(pilot, lambda: app.screen.query_one(CaseForm).values().id == "boundary_new")

@@ -22,7 +22,7 @@ from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.case_list import CaseTable
 
-from .conftest import wait_for
+from .conftest import settle, wait_for
 
 AppFor = Callable[..., ToolstandApp]
 SMALL = (80, 24)
@@ -103,7 +103,7 @@ async def test_the_palette_speaks_in_actions_with_their_keys(app_for: AppFor) ->
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
         await pilot.press(*"Show the keys")
-        await pilot.pause(0.5)
+        await settle(pilot)  # the palette searches in a worker
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
 

@@ -304,12 +304,14 @@ async def test_a_live_file_is_followed(app_for: AppFor, project: Path, fixed_clo
         extra = dict(recs[0], attempt=3, started_at="2026-11-28T10:00:00.000+00:00")
         with open(path, "ab") as fh:
             fh.write(orjson.dumps(extra) + b"\n")
+        screen._poll()  # what the screen's interval does each second
         await wait_for(
             pilot, lambda: screen.index is not None and screen.index.rows == len(recs) + 1
         )
         await wait_for(pilot, lambda: lst.current_row == len(recs))  # the tail is followed
         with open(path, "ab") as fh:
             fh.write(orjson.dumps(extra)[:50])  # half a line: a writer mid-way
+        screen._poll()
         await wait_for(pilot, lambda: screen.index is not None and screen.index.tail is not None)
         assert screen.index is not None and screen.index.rows == len(recs) + 1
 

@@ -169,7 +169,7 @@ async def test_a_file_that_is_not_a_history_leaves_nothing_of_the_last_one(
         status = str(screen.query_one("#report-status", Static).render())
         assert "notes.jsonl holds no attempts" in status
         # the History screen follows: the file the Report opened is the one it shows
-        app.history_path = str(notes)  # type: ignore[attr-defined]
+        app.history_path = str(notes)
         await pilot.press("f3")
         await wait_for(pilot, lambda: getattr(app.screen, "path", None) == str(notes))
         history = app.screen

@@ -10,21 +10,23 @@ import contextlib
 import importlib
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import orjson
-from textual import events, on, work
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.color import Color, ColorParseError
 from textual.message import Message
-from textual.widgets import HelpPanel, Input, TextArea
+from textual.widgets import HelpPanel
 
 from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.model.project import Project, load_project
 from toolstand.tui.model.verdicts import LastVerdict, Verdicts, last_verdicts
 from toolstand.tui.registry import SCREENS, factory
+from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.screens.modals import ConfirmModal
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
@@ -82,20 +84,20 @@ class ToolstandApp(App[int]):
         *_jump_bindings(),
     ]
 
+    @dataclass
     class VerdictsLoaded(Message):
-        def __init__(self, verdicts: Verdicts) -> None:
-            super().__init__()
-            self.verdicts = verdicts
+        """The scan of the runs folder found these last verdicts."""
 
-    def __init__(self, project: Project, *, blink: bool = True, start_mode: str = "cases") -> None:
+        verdicts: Verdicts
+
+    def __init__(self, project: Project, *, start_mode: str = "cases") -> None:
         super().__init__()
         self.project = project
-        self.blink = blink
         self.start_mode = start_mode
+        self.history_path: str | None = None  # the run file History (and Report) show
         self.verdicts = Verdicts()
         self.selected_case_id: str | None = None
         self.unsaved: str | None = None  # what the Cases screen would lose, if anything
-        self.run_on_show = False  # the Run screen starts the selected case when shown
         self.remapped: dict[str, str] = {}  # the keymap's {binding id: keys}, for the help
         for entry in SCREENS:
             self.add_mode(entry.mode, factory(entry))
@@ -138,14 +140,8 @@ class ToolstandApp(App[int]):
     def _refresh_cases(self) -> None:
         # only the current mode's stack: a hidden Cases screen refreshes when resumed
         for screen in self.screen_stack:
-            refresh = getattr(screen, "show_verdicts", None)
-            if callable(refresh):
-                refresh()
-
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        # snapshot and Pilot tests need a cursor that does not blink
-        if not self.blink and isinstance(event.widget, Input | TextArea):
-            event.widget.cursor_blink = False
+            if isinstance(screen, ToolstandScreen):
+                screen.show_verdicts()
 
     def get_css_variables(self) -> dict[str, str]:
         """The theme's variables, with a cursor row that 256 colours keep apart from focus.
@@ -232,7 +228,6 @@ def make_app(
     tools: str | None = None,
     *,
     root: Path | None = None,
-    blink: bool = True,
     start_mode: str = "cases",
     keymap: dict[str, str] | None = None,
     history: str | None = None,
@@ -240,9 +235,9 @@ def make_app(
     """The app over the project in ``root`` (the current directory by default); with
     ``history``, that run file open in History."""
     project = load_project(root or Path.cwd(), config, cases, tools)
-    app = ToolstandApp(project, blink=blink, start_mode="history" if history else start_mode)
+    app = ToolstandApp(project, start_mode="history" if history else start_mode)
     if history:
-        app.history_path = os.path.abspath(history)  # type: ignore[attr-defined]
+        app.history_path = os.path.abspath(history)
     if keymap:
         app.set_keymap(keymap)
     return app

@@ -11,8 +11,8 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from toolstand.tui.helpdoc import words
-
-Command = tuple[str, str, Callable[[], Any]]  # title, help, callback
+from toolstand.tui.screens.base import PaletteCommand as Command
+from toolstand.tui.screens.base import ToolstandScreen
 
 
 class ToolstandCommands(Provider):
@@ -42,9 +42,8 @@ class ToolstandCommands(Provider):
             run.setdefault(title, partial(node.run_action, b.action))
         for title, shown in keys.items():
             yield (title, " or ".join(dict.fromkeys(shown)), run[title])
-        extra = getattr(screen, "palette_commands", None)
-        if callable(extra):
-            yield from (c for c in extra() if c[0] not in keys)
+        if isinstance(screen, ToolstandScreen):
+            yield from (c for c in screen.palette_commands() if c[0] not in keys)
 
     async def discover(self) -> Hits:
         for title, help_text, callback in self._commands():

@@ -6,6 +6,7 @@ screen's (``HistoryActions``), so the list and the detail offer the same keys.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from textual import on, work
@@ -17,6 +18,7 @@ from textual.widgets import Footer, Static
 
 from toolstand.history import read_record
 from toolstand.printable import visible
+from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.attempt_diff import AttemptDiff
 from toolstand.tui.widgets.nav import NavBar
@@ -35,6 +37,7 @@ class HistoryActions(Protocol):
     def rerun_row(self, row: int) -> None: ...
     def rejudge_row(self, row: int) -> None: ...
     def copy_row(self, row: int) -> None: ...
+    def act_on(self, what: str, row: int) -> None: ...
 
 
 ATTEMPT_BINDINGS: list[BindingType] = [
@@ -80,13 +83,14 @@ ATTEMPT_BINDINGS: list[BindingType] = [
 ]
 
 
+@dataclass
 class RecordLoaded(Message):
-    def __init__(self, row: int, rec: dict[str, Any] | None, error: str = "") -> None:
-        super().__init__()
-        self.row, self.rec, self.error = row, rec, error
+    row: int
+    rec: dict[str, Any] | None
+    error: str = ""
 
 
-class AttemptScreen(Screen[None]):
+class AttemptScreen(ToolstandScreen):
     """One attempt: raw and normalized side by side, the judgement explained."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -178,13 +182,14 @@ class AttemptScreen(Screen[None]):
             self._load(row)
 
     def action_act(self, what: str) -> None:
-        getattr(self.history, f"{what}_row")(self.row)
+        self.history.act_on(what, self.row)
 
 
+@dataclass
 class DiffLoaded(Message):
-    def __init__(self, a: dict[str, Any] | None, b: dict[str, Any] | None, error: str) -> None:
-        super().__init__()
-        self.a, self.b, self.error = a, b, error
+    a: dict[str, Any] | None
+    b: dict[str, Any] | None
+    error: str
 
 
 class DiffScreen(Screen[None]):

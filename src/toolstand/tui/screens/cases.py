@@ -8,8 +8,9 @@ both file writes and re-reads happen in thread workers that post messages back.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import orjson
 from textual import on, work
@@ -17,7 +18,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
 from toolstand.casefile_edit import EditRefused, EditResult, append_line, delete_line, replace_line
@@ -26,19 +26,17 @@ from toolstand.printable import visible, visible_lines
 from toolstand.tui.model.case_rows import BROKEN, rows
 from toolstand.tui.model.draft import Draft, FormValues, values_from_case
 from toolstand.tui.model.templates import TEMPLATES, duplicate, from_template
+from toolstand.tui.screens.base import PaletteCommand, ToolstandScreen
 from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
 from toolstand.tui.widgets.nav import NavBar
 
-if TYPE_CHECKING:
-    from toolstand.tui.app import ToolstandApp
-
 KIND_FILTER = [("tool_call", "tool_call"), ("text", "text"), ("refusal", "refusal"),
                ("broken lines", BROKEN)]  # fmt: skip
 
 
-class CasesScreen(Screen[None]):
+class CasesScreen(ToolstandScreen):
     AUTO_FOCUS = "#case-table"
     BINDINGS: ClassVar[list[BindingType]] = [
         # the footer shows what fits at 80 columns; the rest are in the help (?) and palette
@@ -89,22 +87,20 @@ class CasesScreen(Screen[None]):
         ),
     ]
 
+    @dataclass
     class Written(Message):
         """A save or delete reached the disk."""
 
-        def __init__(self, result: EditResult, data: dict[str, Any] | None) -> None:
-            super().__init__()
-            self.result, self.data = result, data
+        result: EditResult
+        data: dict[str, Any] | None
 
+    @dataclass
     class Refused(Message):
-        def __init__(self, reason: str) -> None:
-            super().__init__()
-            self.reason = reason
+        reason: str
 
+    @dataclass
     class Reloaded(Message):
-        def __init__(self, casefile: CaseFile) -> None:
-            super().__init__()
-            self.casefile = casefile
+        casefile: CaseFile
 
     def __init__(self) -> None:
         super().__init__()
@@ -116,12 +112,8 @@ class CasesScreen(Screen[None]):
         self.where: str | None = None  # the run and mode whose verdicts "last" shows
         self._listed_wheres: list[str] = []
 
-    @property
-    def tapp(self) -> ToolstandApp:
-        return cast("ToolstandApp", self.app)
-
     def compose(self) -> ComposeResult:
-        yield NavBar("cases", str(self.tapp.project.cases_path.name))
+        yield NavBar("cases", str(self.app.project.cases_path.name))
         with Horizontal(id="cases-body"):
             with Vertical(id="list-pane"):
                 yield Input(placeholder="search id or text", id="search", compact=True)
@@ -137,7 +129,7 @@ class CasesScreen(Screen[None]):
                 yield CaseTable(id="case-table")
             with Vertical(id="edit-pane"):
                 yield Static("", id="draft-status", markup=False)
-                yield CaseForm(self.tapp.project.contract, id="case-form")
+                yield CaseForm(self.app.project.contract, id="case-form")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -165,7 +157,7 @@ class CasesScreen(Screen[None]):
 
     def show_verdicts(self) -> None:
         """Re-list the cases (after a filter change, a save, or new verdicts)."""
-        app = self.tapp
+        app = self.app
         where = self._where()
         listed = rows(app.project.casefile, app.verdicts, where=where, **self._filters())
         self.query_one(CaseTable).show(listed, keep_line=self.line)
@@ -173,7 +165,7 @@ class CasesScreen(Screen[None]):
     def _where(self) -> str | None:
         """The run and mode of the "last" column: the one chosen, else the newest run's;
         the selector lists every run and mode with a verdict."""
-        verdicts = self.tapp.verdicts
+        verdicts = self.app.verdicts
         where = self.where if self.where in verdicts.wheres() else verdicts.latest
         select = self.query_one("#filter-where", Select)
         options = [(visible(f"last: {w}"), w) for w in verdicts.wheres()]
@@ -239,7 +231,7 @@ class CasesScreen(Screen[None]):
         return f"the unsaved {where} {visible(str(name or ''))}".rstrip()
 
     def _open_line(self, number: int) -> None:
-        casefile = self.tapp.project.casefile
+        casefile = self.app.project.casefile
         line = next((ln for ln in casefile.lines if ln.number == number), None)
         if line is None:
             return
@@ -253,7 +245,7 @@ class CasesScreen(Screen[None]):
         note = f"this line does not load ({problem}); saving replaces it" if problem else ""
         self._edit(values_from_case(data), number, data if line.case else None, note)
         if line.case is not None:
-            self.tapp.selected_case_id = line.case.id
+            self.app.selected_case_id = line.case.id
 
     def _edit(
         self,
@@ -264,7 +256,7 @@ class CasesScreen(Screen[None]):
     ) -> None:
         self.line, self.original = line, original
         self._next_note = note
-        self.query_one(CaseForm).load(values, self.tapp.project.casefile, line, original)
+        self.query_one(CaseForm).load(values, self.app.project.casefile, line, original)
 
     @on(CaseForm.DraftChanged)
     def _draft_changed(self, event: CaseForm.DraftChanged) -> None:
@@ -273,7 +265,7 @@ class CasesScreen(Screen[None]):
         elif self.draft is None or event.draft.data != self.draft.data:
             self._note = ""  # an edit makes the last "saved"/"not saved" note stale
         self.draft = event.draft
-        self.tapp.unsaved = self._draft_name() if self.dirty else None
+        self.app.unsaved = self._draft_name() if self.dirty else None
         self._status(self._note)
 
     def _status(self, note: str = "") -> None:
@@ -312,8 +304,8 @@ class CasesScreen(Screen[None]):
         self.app.push_screen(TemplateModal(), chosen)
 
     def _start(self, template: str) -> None:
-        taken = set(self.tapp.project.casefile.by_id())
-        data = from_template(template, self.tapp.project.contract, taken)
+        taken = set(self.app.project.casefile.by_id())
+        data = from_template(template, self.app.project.contract, taken)
         self._edit(values_from_case(data), None, None, f"new case from the {template} template")
         self.query_one("#f-user").focus()
 
@@ -321,7 +313,7 @@ class CasesScreen(Screen[None]):
         source = (self.draft.data if self.draft else None) or self.original
         if not source:
             return
-        copied = duplicate(source, set(self.tapp.project.casefile.by_id()))
+        copied = duplicate(source, set(self.app.project.casefile.by_id()))
         self._leave_draft_then(partial(self._edit, values_from_case(copied), None, None))
 
     def action_revert(self) -> None:
@@ -348,7 +340,7 @@ class CasesScreen(Screen[None]):
         if not d.changed and self.line is not None:
             self._status("nothing changed")
             return
-        project = self.tapp.project
+        project = self.app.project
         self._write(
             partial(replace_line, project.cases_path, self.line, d.text)
             if self.line is not None
@@ -362,12 +354,12 @@ class CasesScreen(Screen[None]):
             self.action_revert()
             return
         line, name = self.line, visible(str((self.original or {}).get("id", f"line {self.line}")))
-        path = self.tapp.project.cases_path
+        path = self.app.project.cases_path
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self._write(
-                    partial(delete_line, path, line), self.tapp.project.casefile.sha256, None
+                    partial(delete_line, path, line), self.app.project.casefile.sha256, None
                 )
 
         self.app.push_screen(
@@ -386,11 +378,11 @@ class CasesScreen(Screen[None]):
 
     @on(Written)
     def _written(self, event: Written) -> None:
-        project = self.tapp.project
+        project = self.app.project
         project.casefile = event.result.casefile(project.cases_path)
         if event.data is None:  # deleted: the cursor moves to a neighbour
             self.line, self.original, self.draft = None, None, None
-            self.tapp.unsaved = None
+            self.app.unsaved = None
             self.show_verdicts()
             current = self.query_one(CaseTable).current_line
             if current is not None:
@@ -414,7 +406,7 @@ class CasesScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="casefile", exit_on_error=False)
     def _reload(self) -> None:
         try:
-            casefile = load_cases(self.tapp.project.cases_path, strict=False)
+            casefile = load_cases(self.app.project.cases_path, strict=False)
         except Exception as exc:  # LoadError: the file is gone or unreadable
             self.post_message(self.Refused(str(exc)))
             return
@@ -423,7 +415,7 @@ class CasesScreen(Screen[None]):
     @on(Reloaded)
     def _reloaded(self, event: Reloaded) -> None:
         """Take the file as it is on disk now; the draft stays, re-aimed at its case."""
-        self.tapp.project.casefile = event.casefile
+        self.app.project.casefile = event.casefile
         if self.original is not None:
             wanted = self.original.get("id")
             found = [
@@ -440,11 +432,19 @@ class CasesScreen(Screen[None]):
 
     def action_run_case(self) -> None:
         if self.original is not None:
-            self.tapp.selected_case_id = str(self.original.get("id"))
-            self.tapp.run_on_show = True
-            self.app.switch_mode("run")
+            case_id = str(self.original.get("id"))
+            self.app.run_worker(self._run_in_run(case_id), exclusive=True, group="run-case")
 
-    def palette_commands(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+    async def _run_in_run(self, case_id: str) -> None:
+        from toolstand.tui.screens.run import RunScreen
+
+        self.app.selected_case_id = case_id
+        await self.app.switch_mode("run")
+        screen = self.app.screen
+        if isinstance(screen, RunScreen):
+            screen.prepare(case_id, run=True)
+
+    def palette_commands(self) -> Iterator[PaletteCommand]:
         for name in TEMPLATES:
             yield (
                 f"New case: {name}",

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
+from textual.reactive import reactive
 from textual.widgets import Footer, Input, SelectionList, Static
 from textual.worker import get_current_worker
 
@@ -34,15 +35,14 @@ from toolstand.history import (
     sidecar,
 )
 from toolstand.printable import visible
-from toolstand.tui.screens.attempt import ATTEMPT_BINDINGS, AttemptScreen, DiffScreen
+from toolstand.tui.screens.attempt import AttemptScreen, DiffScreen
+from toolstand.tui.screens.base import PaletteCommand, ToolstandScreen
 from toolstand.tui.screens.history_actions import AttemptActions
+from toolstand.tui.screens.history_keys import HISTORY_BINDINGS
 from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.filter_bar import LISTED, FilterBar
 from toolstand.tui.widgets.nav import NavBar
-
-if TYPE_CHECKING:
-    from toolstand.tui.app import ToolstandApp
 
 FIRST_BYTES = 1 << 18  # the first batch is small: the list paints after a few ms
 BATCH_BYTES = 1 << 22
@@ -62,113 +62,55 @@ def today() -> date:
     return datetime.now().date()
 
 
-class HistoryScreen(AttemptActions, Screen[None]):
+class HistoryScreen(AttemptActions, ToolstandScreen):
     CSS_PATH = "../history.tcss"
     AUTO_FOCUS = "#attempts"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        # the footer shows what fits at 80 columns; the rest are in the help (?) and palette
-        Binding("o", "open_file", "Open file", tooltip="Open a run file", id="history.open_file"),
-        Binding(
-            "f",
-            "filters",
-            "Filters",
-            show=False,
-            tooltip="Show or hide the filters",
-            id="history.filters",
-        ),
-        Binding(
-            "slash",
-            "search",
-            "Search",
-            show=False,
-            tooltip="Search case ids and user messages",
-            id="history.search",
-        ),
-        Binding(
-            "x",
-            "clear_filters",
-            "Clear filters",
-            show=False,
-            tooltip="Clear every filter",
-            id="history.clear",
-        ),
-        Binding(
-            "F",
-            "failures",
-            "Failures",
-            tooltip="Show failures only (again: everything)",
-            id="history.failures",
-        ),
-        Binding(
-            "T",
-            "cycle_time",
-            "Today / yesterday",
-            show=False,
-            tooltip="Cycle the date filter: any day, today, yesterday",
-            id="history.time",
-        ),
-        Binding(
-            "escape",
-            "focus_list",
-            "Back to the list",
-            show=False,
-            tooltip="Go back to the attempt list",
-            id="history.list",
-        ),
-        *[
-            Binding(
-                b.key,
-                b.action.replace("act(", "act_current("),
-                b.description,
-                show=b.show,
-                tooltip=b.tooltip,
-                id=b.id,
-            )
-            for b in ATTEMPT_BINDINGS
-            if isinstance(b, Binding)
-        ],
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = HISTORY_BINDINGS
 
+    @dataclass
     class Progress(Message):
         """The index grew (or finished); replaces any older one still queued."""
 
-        def __init__(self, index: HistoryIndex, done: bool) -> None:
-            super().__init__()
-            self.index, self.done = index, done
+        index: HistoryIndex
+        done: bool
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, HistoryScreen.Progress) and message.index is self.index
 
+    @dataclass
     class Failed(Message):
-        def __init__(self, index: HistoryIndex | None, reason: str) -> None:
-            super().__init__()
-            self.index, self.reason = index, reason
+        """The file could not be read (or was replaced)."""
 
+        index: HistoryIndex | None
+        reason: str
+
+    @dataclass
     class Queried(Message):
-        def __init__(self, index: HistoryIndex, result: QueryResult, full: bool) -> None:
-            super().__init__()
-            self.index, self.result, self.full = index, result, full
+        """A query pass ended: ``full`` for the whole file, else only the new rows."""
 
+        index: HistoryIndex
+        result: QueryResult
+        full: bool
+
+    @dataclass
     class Chosen(Message):
-        def __init__(self, path: str | None) -> None:
-            super().__init__()
-            self.path = path
+        """The newest run file (None: there is none)."""
+
+        path: str | None
+
+    # what the status line and the list show; the watchers keep them in step
+    indexing: reactive[bool] = reactive(False, init=False)
+    marked: reactive[int | None] = reactive(None, init=False)
+    query_: reactive[Query] = reactive(Query, always_update=True, init=False)  # a re-run too
 
     def __init__(self) -> None:
         super().__init__()
         self.path: str | None = None
         self.index: HistoryIndex | None = None
-        self.query_: Query = Query()
         self.result: QueryResult | None = None
-        self.indexing = False
         self.querying = False
-        self.marked: int | None = None
         self.warned = 0  # the index's warnings already told
         self.to_top = False  # the next full result is a new filter's: show it from the top
-
-    @property
-    def tapp(self) -> ToolstandApp:
-        return cast("ToolstandApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield NavBar("history")
@@ -181,16 +123,16 @@ class HistoryScreen(AttemptActions, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(FilterBar).display = False
-        wanted = getattr(self.app, "history_path", None)
+        wanted = self.app.history_path
         if wanted:
-            self.open(str(wanted))
+            self.open(wanted)
         else:
             self._newest()
         self.set_interval(POLL_S, self._poll)
 
     @work(thread=True, exclusive=True, group="pick", exit_on_error=False)
     def _newest(self) -> None:
-        files = list_run_files(self.tapp.project.runs_dir)
+        files = list_run_files(self.app.project.runs_dir)
         self.post_message(self.Chosen(files[0].path if files else None))
 
     @on(Chosen)
@@ -203,17 +145,16 @@ class HistoryScreen(AttemptActions, Screen[None]):
     def open(self, path: str) -> None:
         """Show ``path``: a fresh index, grown by a thread worker."""
         self.path = path
-        self.app.history_path = path  # type: ignore[attr-defined]  # the Report screen's default
+        self.app.history_path = path  # the Report screen's default
         self.index = HistoryIndex(path)
         self.result = None
         self.marked = None
         self.warned = 0
         # everything derived from the last file goes: its facet values, counts and filters
         self.query_one(FilterBar).reset()
-        self.query_ = Query()
+        self.set_reactive(HistoryScreen.query_, Query())  # no query to run: nothing indexed
         self.querying = False
         lst = self.query_one(AttemptList)
-        lst.mark(None)
         lst.follow = False
         lst.cursor = 0
         lst.show(self.index)
@@ -222,9 +163,9 @@ class HistoryScreen(AttemptActions, Screen[None]):
 
     def on_screen_resume(self) -> None:
         # the Report screen (or the CLI) may have opened another history meanwhile
-        wanted = getattr(self.app, "history_path", None)
-        if wanted and self.path is not None and str(wanted) != self.path:
-            self.open(str(wanted))
+        wanted = self.app.history_path
+        if wanted and self.path is not None and wanted != self.path:
+            self.open(wanted)
 
     def _poll(self) -> None:
         """Follow a file still being written: the worker stats it and reads the new tail."""
@@ -282,6 +223,9 @@ class HistoryScreen(AttemptActions, Screen[None]):
         self._refresh_rows()
         self._status()
         self._warn(event.index)
+
+    def watch_indexing(self) -> None:
+        self._status()
 
     def _warn(self, ix: HistoryIndex) -> None:
         """Say once which lines the index skipped (a bare or unknown record, bad JSON)."""
@@ -354,6 +298,8 @@ class HistoryScreen(AttemptActions, Screen[None]):
     def set_query(self, q: Query) -> None:
         """Show the rows matching ``q`` (counted and listed by a worker)."""
         self.query_ = q
+
+    def watch_query_(self) -> None:
         self.result = None
         self.querying = False
         self.to_top = True
@@ -410,7 +356,7 @@ class HistoryScreen(AttemptActions, Screen[None]):
             if path:
                 self.open(path)
 
-        self.app.push_screen(RunPicker(self.tapp.project.runs_dir, self.path), chosen)
+        self.app.push_screen(RunPicker(self.app.project.runs_dir, self.path), chosen)
 
     def action_filters(self) -> None:
         bar = self.query_one(FilterBar)
@@ -460,7 +406,19 @@ class HistoryScreen(AttemptActions, Screen[None]):
         if row is None:
             self.notify("No attempt under the cursor.", markup=False)
             return
-        getattr(self, f"{what}_row")(row)
+        self.act_on(what, row)
+
+    def act_on(self, what: str, row: int) -> None:
+        """Do ``what`` (an action of the attempt keys) to index row ``row``."""
+        actions: dict[str, Callable[[int], None]] = {
+            "mark": self.mark_row,
+            "diff": self.diff_row,
+            "promote": self.promote_row,
+            "rerun": self.rerun_row,
+            "rejudge": self.rejudge_row,
+            "copy": self.copy_row,
+        }
+        actions[what](row)
 
     # --- what the detail screen asks ---------------------------------------------------
 
@@ -476,10 +434,12 @@ class HistoryScreen(AttemptActions, Screen[None]):
 
     def mark_row(self, row: int) -> None:
         self.marked = None if self.marked == row else row
-        self.query_one(AttemptList).mark(self.marked)
-        self._status()
         if self.marked is not None:
             self.notify("Marked. Press d on another attempt to diff them.", markup=False)
+
+    def watch_marked(self, marked: int | None) -> None:
+        self.query_one(AttemptList).marked = marked
+        self._status()
 
     def diff_row(self, row: int) -> None:
         if self.marked is None or self.path is None:
@@ -508,7 +468,7 @@ class HistoryScreen(AttemptActions, Screen[None]):
             return
         self.app.call_from_thread(then, rec)
 
-    def palette_commands(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+    def palette_commands(self) -> Iterator[PaletteCommand]:
         yield ("History: show failures only", "verdict = fail (F)", self.action_failures)
         yield ("History: today's attempts", "time = today", lambda: self._time("today"))
         yield ("History: yesterday's attempts", "time = yesterday", lambda: self._time("yesterday"))

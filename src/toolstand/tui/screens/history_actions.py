@@ -1,7 +1,7 @@
 """What the History screen does with one attempt: promote it to a regression case, rerun
 it live, re-judge it with the current code, copy it as JSON.
 
-A mixin of HistoryScreen, kept apart so the screen module stays about the list. Records
+A base of HistoryScreen, kept apart so the screen module stays about the list. Records
 are read by the screen's thread worker (``load_record``); re-judging runs in a thread too.
 """
 
@@ -9,23 +9,21 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from textual import work
-from textual.widgets import Select
 
 from toolstand.cases import CaseFile
 from toolstand.printable import visible
 from toolstand.rejudge import rejudge_record
 from toolstand.tui.model.templates import unique_id
+from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.widgets.attempt_detail import verdict_line
+from toolstand.types import MODES, Mode
 
 if TYPE_CHECKING:
-    from textual.app import App
-
     from toolstand.history import HistoryIndex
-    from toolstand.tui.app import ToolstandApp
 
 
 def promoted_case(rec: dict[str, Any], casefile: CaseFile) -> tuple[dict[str, Any], str]:
@@ -80,32 +78,31 @@ def _sent_results(rec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class AttemptActions:
+class AttemptActions(ToolstandScreen):
     """Promote, rerun, re-judge and copy, for HistoryScreen."""
 
     index: HistoryIndex | None
-    app: App[Any]
-    load_record: Callable[[int, Callable[[dict[str, Any]], None]], None]
-    notify: Callable[..., None]
 
-    @property
-    def _tapp(self) -> ToolstandApp:
-        return cast("ToolstandApp", self.app)
+    def load_record(self, row: int, then: Callable[[dict[str, Any]], None]) -> None:
+        """Read one record of the open file, then call ``then`` with it (HistoryScreen's)."""
+        raise NotImplementedError
 
     def promote_row(self, row: int) -> None:
         self.load_record(row, self._promote)
 
     def _promote(self, rec: dict[str, Any]) -> None:
-        data, said = promoted_case(rec, self._tapp.project.casefile)
+        data, said = promoted_case(rec, self.app.project.casefile)
         self.app.run_worker(self._open_in_cases(data, said), exclusive=True, group="promote")
 
     async def _open_in_cases(self, data: dict[str, Any], said: str) -> None:
+        from toolstand.tui.screens.cases import CasesScreen
+
         await self.app.switch_mode("cases")
-        opener = getattr(self.app.screen, "open_new", None)
-        if not callable(opener):
+        cases = self.app.screen
+        if not isinstance(cases, CasesScreen):
             self.app.notify("The Cases screen cannot take a new case.", severity="error")
             return
-        opener(data)
+        cases.open_new(data)
         self.app.notify(visible(f"New case {data['id']}: {said}. Ctrl+S saves it."), markup=False)
 
     def rerun_row(self, row: int) -> None:
@@ -114,8 +111,17 @@ class AttemptActions:
             return
         case_id = str(ix.value("case", row))
         provider, model = str(ix.value("provider", row)), str(ix.value("model", row))
-        mode = str(ix.value("mode", row))
-        project = self._tapp.project
+        recorded = str(ix.value("mode", row))
+        mode = next((m for m in MODES if m == recorded), None)
+        if mode is None:
+            allowed = ", ".join(MODES)
+            self.notify(
+                visible(f"Mode {recorded} is not one toolstand runs ({allowed})."),
+                severity="error",
+                markup=False,
+            )
+            return
+        project = self.app.project
         if case_id not in project.casefile.by_id():
             self.notify(
                 visible(f"Case {case_id} is not in {project.cases_path.name}."),
@@ -136,20 +142,20 @@ class AttemptActions:
             return
         self.app.run_worker(self._open_in_run(case_id, target, mode), exclusive=True, group="rerun")
 
-    async def _open_in_run(self, case_id: str, target: int, mode: str) -> None:
-        # the Run screen reads the case from the app; target and mode are its own selects
-        self._tapp.selected_case_id = case_id
+    async def _open_in_run(self, case_id: str, target: int, mode: Mode) -> None:
+        from toolstand.tui.screens.run import RunScreen
+
+        self.app.selected_case_id = case_id  # the case the Run screen shows on resume
         await self.app.switch_mode("run")
         screen = self.app.screen
-        screen.query_one("#run-target", Select).value = target
-        screen.query_one("#run-mode", Select).value = mode
-        self.app.call_after_refresh(screen.run_action, "run")
+        if isinstance(screen, RunScreen):
+            screen.prepare(case_id, target, mode, run=True)
 
     def rejudge_row(self, row: int) -> None:
         self.load_record(row, lambda rec: self._rejudge(row, rec))
 
     def _rejudge(self, row: int, rec: dict[str, Any]) -> None:
-        project = self._tapp.project
+        project = self.app.project
         case = project.casefile.by_id().get(str(rec.get("case_id")))
         if case is None:
             self.notify(
@@ -182,9 +188,8 @@ class AttemptActions:
             note = visible(f"Re-judged: {before} → {after}")
             self.notify(note, severity="warning", markup=False)
         for screen in self.app.screen_stack:
-            show = getattr(screen, "show_rejudged", None)
-            if callable(show):
-                show(row, new)
+            if isinstance(screen, ToolstandScreen):
+                screen.show_rejudged(row, new)
 
     def copy_row(self, row: int) -> None:
         self.load_record(row, self._copy)

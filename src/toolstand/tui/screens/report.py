@@ -3,26 +3,24 @@ thread worker (its fast path), shown by ReportView, exported by reporting/format
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from toolstand.history import list_run_files
 from toolstand.printable import visible
 from toolstand.reporting import Report, compute_files, dumps_json, write_errors_csv
+from toolstand.tui.screens.base import PaletteCommand, ToolstandScreen
 from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.report_view import ReportView
-
-if TYPE_CHECKING:
-    from toolstand.tui.app import ToolstandApp
 
 
 def export_paths(runs_dir: Path, history: str) -> tuple[Path, Path]:
@@ -31,7 +29,7 @@ def export_paths(runs_dir: Path, history: str) -> tuple[Path, Path]:
     return runs_dir / f"{stem}.report.json", runs_dir / f"{stem}.errors.csv"
 
 
-class ReportScreen(Screen[None]):
+class ReportScreen(ToolstandScreen):
     CSS_PATH = "../history.tcss"
     AUTO_FOCUS = "#metric-table"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -66,24 +64,25 @@ class ReportScreen(Screen[None]):
         ),
     ]
 
+    @dataclass
     class Computed(Message):
-        def __init__(self, path: str, report: Report | None, error: str = "") -> None:
-            super().__init__()
-            self.path, self.report, self.error = path, report, error
+        """The metrics of ``path`` (None, and why, when it could not be read)."""
 
+        path: str
+        report: Report | None
+        error: str = ""
+
+    @dataclass
     class Exported(Message):
-        def __init__(self, text: str, ok: bool) -> None:
-            super().__init__()
-            self.text, self.ok = text, ok
+        """An export ended: what to tell the user, and whether it worked."""
+
+        text: str
+        ok: bool
 
     def __init__(self) -> None:
         super().__init__()
         self.path: str | None = None
         self.report: Report | None = None
-
-    @property
-    def tapp(self) -> ToolstandApp:
-        return cast("ToolstandApp", self.app)
 
     def compose(self) -> ComposeResult:
         yield NavBar("report")
@@ -93,19 +92,19 @@ class ReportScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         # follow the file the History screen has open, if it changed
-        wanted = getattr(self.app, "history_path", None)
+        wanted = self.app.history_path
         if wanted and wanted != self.path:
-            self.open(str(wanted))
+            self.open(wanted)
         elif self.path is None:
             self._newest()
 
     @work(thread=True, exclusive=True, group="pick", exit_on_error=False)
     def _newest(self) -> None:
-        files = list_run_files(self.tapp.project.runs_dir)
+        files = list_run_files(self.app.project.runs_dir)
         if files:
             self.app.call_from_thread(self.open, files[0].path)
         else:
-            self.app.call_from_thread(self._say, f"no *.jsonl in {self.tapp.project.runs_dir}")
+            self.app.call_from_thread(self._say, f"no *.jsonl in {self.app.project.runs_dir}")
 
     def _say(self, text: str) -> None:
         self.query_one("#report-status", Static).update(visible(text))
@@ -148,10 +147,10 @@ class ReportScreen(Screen[None]):
     def action_open_file(self) -> None:
         def chosen(path: str | None) -> None:
             if path:
-                self.app.history_path = path  # type: ignore[attr-defined]
+                self.app.history_path = path
                 self.open(path)
 
-        self.app.push_screen(RunPicker(self.tapp.project.runs_dir, self.path), chosen)
+        self.app.push_screen(RunPicker(self.app.project.runs_dir, self.path), chosen)
 
     def action_recompute(self) -> None:
         if self.path:
@@ -171,7 +170,7 @@ class ReportScreen(Screen[None]):
 
     @work(thread=True, group="export", exit_on_error=False)
     def _write(self, kind: str, report: Report, history: str) -> None:
-        runs = self.tapp.project.runs_dir
+        runs = self.app.project.runs_dir
         json_path, csv_path = export_paths(runs, history)
         try:
             runs.mkdir(parents=True, exist_ok=True)
@@ -191,6 +190,6 @@ class ReportScreen(Screen[None]):
     def _exported(self, event: Exported) -> None:
         self.notify(event.text, severity="information" if event.ok else "error", markup=False)
 
-    def palette_commands(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+    def palette_commands(self) -> Iterator[PaletteCommand]:
         yield ("Report: export JSON", "to runs/<name>.report.json (e)", self.action_export_json)
         yield ("Report: export error CSV", "to runs/<name>.errors.csv (c)", self.action_export_csv)

@@ -11,26 +11,27 @@ as it stood), so turn 2 is only ever sent and recorded for the case it continues
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
-from textual.timer import Timer
-from textual.widgets import Footer, Select, Static, Tab, Tabs
+from textual.widgets import Footer, Select, Tab, Tabs
 from textual.worker import Worker, WorkerState
 
 from toolstand.cases import Case
 from toolstand.printable import visible
 from toolstand.tui.model.verdicts import verdict_of
+from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.screens.modals import PasteForm, PasteModal
+from toolstand.tui.screens.run_keys import RUN_BINDINGS
 from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.tui.widgets.nav import NavBar
+from toolstand.tui.widgets.run_status import RunStatus
 from toolstand.tui.widgets.step_panel import StepPanel
 from toolstand.types import MODES, AttemptRecord, Mode
 
@@ -39,80 +40,26 @@ Key = tuple[str, object, Mode]
 
 if TYPE_CHECKING:
     from toolstand.attempt import AttemptState
-    from toolstand.tui.app import ToolstandApp
     from toolstand.tui.model.live import LiveSession, TurnView
 
 
-class RunScreen(Screen[None]):
+class RunScreen(ToolstandScreen):
     AUTO_FOCUS = "#run-case"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+g,f5", "run", "Run", tooltip="Run this case live", id="run.go"),
-        Binding(
-            "ctrl+t",
-            "step",
-            "Send turn 2",
-            tooltip="Send turn 2 with the edited tool result",
-            id="run.step",
-        ),
-        Binding(
-            "escape", "cancel", "Cancel", tooltip="Cancel the request in flight", id="run.cancel"
-        ),
-        Binding(
-            "ctrl+o",
-            "paste",
-            "Paste body",
-            tooltip="Judge a pasted raw response body",
-            id="run.paste",
-        ),
-        Binding(
-            "left_square_bracket",
-            "step_turn(-1)",
-            "Previous turn",
-            show=False,
-            tooltip="Show the previous turn",
-            id="run.prev",
-        ),
-        Binding(
-            "right_square_bracket",
-            "step_turn(1)",
-            "Next turn",
-            show=False,
-            tooltip="Show the next turn",
-            id="run.next",
-        ),
-        Binding(
-            "ctrl+r",
-            "edit_result",
-            "Edit result",
-            show=False,
-            tooltip="Edit the fake tool result for turn 2",
-            id="run.edit",
-        ),
-        Binding(
-            "ctrl+l",
-            "canned",
-            "Canned results",
-            show=False,
-            tooltip="Pick a canned tool result (a success or a problem object)",
-            id="run.canned",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = RUN_BINDINGS
 
+    @dataclass
     class TurnDone(Message):
         """A live turn came back (and, when the attempt ended, was recorded)."""
 
-        def __init__(
-            self, state: AttemptState, rec: AttemptRecord | None, path: str | None
-        ) -> None:
-            super().__init__()
-            self.state, self.rec, self.path = state, rec, path
+        state: AttemptState
+        rec: AttemptRecord | None
+        path: str | None
 
+    @dataclass
     class Recorded(Message):
         """An attempt left half-way (no turn 2 sent) was recorded as it stood."""
 
-        def __init__(self, rec: AttemptRecord) -> None:
-            super().__init__()
-            self.rec = rec
+        rec: AttemptRecord
 
     def __init__(self) -> None:
         super().__init__()
@@ -127,13 +74,6 @@ class RunScreen(Screen[None]):
         self._paste_form = PasteForm(None, None)  # the offline judge's fields, kept
         self._case_ids: list[str] = []
         self._worker: Worker[None] | None = None
-        self._t0 = 0.0
-        self._what = ""
-        self._ticker: Timer | None = None
-
-    @property
-    def tapp(self) -> ToolstandApp:
-        return cast("ToolstandApp", self.app)
 
     def compose(self) -> ComposeResult:
         targets = self._targets()
@@ -145,17 +85,17 @@ class RunScreen(Screen[None]):
                 compact=True,
             )  # fmt: skip
             yield Select([(m, m) for m in MODES], allow_blank=False, id="run-mode", compact=True)
-        yield Static("", id="run-status", markup=False)
+        yield RunStatus(id="run-status")
         yield Tabs(Tab("turn 1", id="turn-0"), Tab("turn 2", id="turn-1"), id="turns")
         yield ExchangeView()
-        yield StepPanel(self.tapp.project.contract.tools, id="step")
+        yield StepPanel(self.app.project.contract.tools, id="step")
         yield Footer()
 
     def on_mount(self) -> None:
         tabs = self.query_one(Tabs)
         tabs.hide("turn-1")
         tabs.display = False  # until there are two turns to choose from
-        project = self.tapp.project
+        project = self.app.project
         if project.config is None:
             problems = "; ".join(str(p) for p in project.config_problems) or (
                 "no config.json or config.example.json in " + str(project.root)
@@ -165,24 +105,40 @@ class RunScreen(Screen[None]):
             self._say("ctrl+g runs the case · ctrl+o pastes a raw body instead")
 
     def on_screen_resume(self) -> None:
-        casefile = self.tapp.project.casefile
+        casefile = self.app.project.casefile
         ids = [c.id for c in casefile.cases]
         case = self.query_one("#run-case", Select)
         if ids != self._case_ids:  # new options blank the value: only when they changed
             self._case_ids = ids
             case.set_options([(visible(i), i) for i in ids])
-        wanted = self.tapp.selected_case_id
+        wanted = self.app.selected_case_id
         chosen = wanted if wanted in ids else (ids[0] if ids else None)
         if chosen is not None and case.value != chosen:
             case.value = chosen
-        if self.tapp.run_on_show:
-            self.tapp.run_on_show = False
-            self.action_run()
+
+    def prepare(
+        self,
+        case_id: str,
+        target: int | None = None,
+        mode: Mode | None = None,
+        *,
+        run: bool = False,
+    ) -> None:
+        """Choose ``case_id`` (and the configured run ``target``, the ``mode``: kept when
+        None) in the bar; with ``run``, then run it live as ctrl+g would."""
+        self.app.selected_case_id = case_id
+        self.query_one("#run-case", Select).value = case_id
+        if target is not None:
+            self.query_one("#run-target", Select).value = target
+        if mode is not None:
+            self.query_one("#run-mode", Select).value = mode
+        if run:  # after the bar's Changed messages, which would otherwise clear the panels
+            self.call_after_refresh(self.action_run)
 
     @on(Select.Changed, "#run-case")
     def _case_chosen(self, event: Select.Changed) -> None:
         if event.value is not Select.NULL:
-            self.tapp.selected_case_id = str(event.value)
+            self.app.selected_case_id = str(event.value)
 
     @on(Select.Changed, "#run-bar Select")
     def _chosen(self, event: Select.Changed) -> None:
@@ -207,25 +163,7 @@ class RunScreen(Screen[None]):
     # --- status and timer --------------------------------------------------------------
 
     def _say(self, text: str, state: str = "") -> None:
-        status = self.query_one("#run-status", Static)
-        status.update(text)
-        status.set_class(state == "busy", "-busy")
-        status.set_class(state == "failed", "-failed")
-
-    def _start_timer(self, what: str) -> None:
-        self._t0, self._what = time.monotonic(), what
-        self._tick()
-        self._ticker = self.set_interval(0.1, self._tick)
-
-    def _tick(self) -> None:
-        elapsed = time.monotonic() - self._t0
-        self._say(f"{self._what} · waiting {elapsed:.1f} s · Esc cancels", "busy")
-
-    def _stop_timer(self) -> float:
-        if self._ticker is not None:
-            self._ticker.stop()
-            self._ticker = None
-        return time.monotonic() - self._t0
+        self.query_one(RunStatus).say(text, state)
 
     @property
     def busy(self) -> bool:
@@ -238,7 +176,7 @@ class RunScreen(Screen[None]):
         if action == "step":
             return self.awaiting_step and not self.busy
         if action == "run":
-            return not self.busy and self.tapp.project.config is not None
+            return not self.busy and self.app.project.config is not None
         if action == "step_turn":
             return 0 <= self._turn + int(cast(int, parameters[0])) < len(self.views)
         if action in ("edit_result", "canned"):
@@ -248,7 +186,7 @@ class RunScreen(Screen[None]):
     # --- choosing what to run ----------------------------------------------------------
 
     def _selection(self) -> tuple[int, Case, Mode] | None:
-        project = self.tapp.project
+        project = self.app.project
         target = self.query_one("#run-target", Select).value
         case_id = self.query_one("#run-case", Select).value
         case = project.casefile.by_id().get(str(case_id))
@@ -262,7 +200,7 @@ class RunScreen(Screen[None]):
         from toolstand.tui.model.live import LiveSession  # imports the adapters on first use
 
         if self.session is None:
-            self.session = LiveSession(self.tapp.project)
+            self.session = LiveSession(self.app.project)
         return self.session
 
     # --- live turns --------------------------------------------------------------------
@@ -276,8 +214,10 @@ class RunScreen(Screen[None]):
             return
         left = self.state if self.awaiting_step else None
         self._reset()
-        spec = self.tapp.project.config.runs[index]  # type: ignore[union-attr]
-        self._start_timer(visible(f"turn 1 · {case.id} · {spec.provider}/{spec.model} · {mode}"))
+        spec = self.app.project.config.runs[index]  # type: ignore[union-attr]
+        self.query_one(RunStatus).start(
+            visible(f"turn 1 · {case.id} · {spec.provider}/{spec.model} · {mode}")
+        )
         self._started_for = self._key()
         self._worker = self._first_turn(index, case, mode, left)
         self.refresh_bindings()
@@ -317,7 +257,7 @@ class RunScreen(Screen[None]):
     def _shown(self, path: Path) -> str:
         """The path as the user would type it from the project folder."""
         try:
-            return str(path.relative_to(self.tapp.project.root))
+            return str(path.relative_to(self.app.project.root))
         except ValueError:
             return str(path)
 
@@ -327,7 +267,7 @@ class RunScreen(Screen[None]):
         if results is None or self.state is None:
             self._say("fix the tool results marked below first", "failed")
             return
-        self._start_timer(visible(f"turn 2 · {self.state.case.id}"))
+        self.query_one(RunStatus).start(visible(f"turn 2 · {self.state.case.id}"))
         self._started_for = self.showing
         self._worker = self._second_turn(self.state, results)
         self.refresh_bindings()
@@ -344,7 +284,7 @@ class RunScreen(Screen[None]):
         from toolstand.attempt import default_results
         from toolstand.tui.model.live import views_of
 
-        self._stop_timer()
+        self.query_one(RunStatus).stop()
         started_for, self._started_for = self._started_for, None
         if started_for != self._key():  # another case was chosen while it ran
             self._finished_elsewhere(event)
@@ -385,7 +325,7 @@ class RunScreen(Screen[None]):
     def _record(self, rec: AttemptRecord) -> None:
         verdict = verdict_of(rec)
         if verdict is not None:
-            self.tapp.record_verdict(str(rec["case_id"]), verdict)
+            self.app.record_verdict(str(rec["case_id"]), verdict)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._worker:
@@ -397,9 +337,12 @@ class RunScreen(Screen[None]):
         if self.showing not in (None, self._key()):
             self._leave()  # another case was chosen while it ran
         if event.state == WorkerState.CANCELLED:
-            self._say(f"cancelled after {self._stop_timer():.1f} s; nothing was recorded", "failed")
+            self._say(
+                f"cancelled after {self.query_one(RunStatus).stop():.1f} s; nothing was recorded",
+                "failed",
+            )
         else:
-            self._stop_timer()
+            self.query_one(RunStatus).stop()
             error = event.worker.error
             self._say(visible(f"could not run: {type(error).__name__}: {error}"), "failed")
         self.refresh_bindings()
@@ -417,12 +360,12 @@ class RunScreen(Screen[None]):
         form = self._paste_form
         if form.case is None and form.target is None:  # first opening: the bar's choice
             form.case, form.target = case, cast(int, target) if target is not Select.NULL else None
-        cases = [c.id for c in self.tapp.project.casefile.cases]
+        cases = [c.id for c in self.app.project.casefile.cases]
         modal = PasteModal(form, self._targets(), cases, mode, status_of_body)
         self.app.push_screen(modal, self._pasted)
 
     def _targets(self) -> list[tuple[str, int]]:
-        config = self.tapp.project.config
+        config = self.app.project.config
         runs = config.runs if config is not None else []
         return [
             (
@@ -438,8 +381,8 @@ class RunScreen(Screen[None]):
 
         if form is None or not form.judge or form.target is None or form.case is None:
             return
-        case = self.tapp.project.casefile.by_id().get(form.case)
-        config = self.tapp.project.config
+        case = self.app.project.casefile.by_id().get(form.case)
+        config = self.app.project.config
         if case is None or config is None:
             return
         mode = self._key()[2]
@@ -447,7 +390,7 @@ class RunScreen(Screen[None]):
             return
         try:
             view = judge_pasted(
-                self.tapp.project, form.target, case, mode, int(form.status), form.body
+                self.app.project, form.target, case, mode, int(form.status), form.body
             )
         except Exception as exc:  # an adapter bug must show, not kill the app
             self._say(visible(f"could not judge the body: {type(exc).__name__}: {exc}"), "failed")
@@ -455,7 +398,7 @@ class RunScreen(Screen[None]):
         api = config.runs[form.target].api
         self._leave()
         # the bar shows what was judged; its Changed messages then find it shown
-        self.tapp.selected_case_id = case.id
+        self.app.selected_case_id = case.id
         self.query_one("#run-case", Select).value = case.id
         self.query_one("#run-target", Select).value = form.target
         self.views, self.showing = [view], (case.id, form.target, mode)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -70,10 +71,9 @@ class RunPicker(ModalScreen[str | None]):
         Binding("escape", "dismiss_none", "Cancel", id="picker.cancel"),
     ]
 
+    @dataclass
     class Listed(Message):
-        def __init__(self, files: list[RunFile]) -> None:
-            super().__init__()
-            self.files = files
+        files: list[RunFile]
 
     def __init__(self, folder: Path, current: str | None = None) -> None:
         super().__init__()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -21,6 +22,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.theme import Theme
 
 from toolstand.history import HistoryIndex
 from toolstand.printable import visible
@@ -112,19 +114,18 @@ class AttemptList(ScrollView, can_focus=True):
     """
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    marked: reactive[int | None] = reactive(None, init=False)  # an index row marked for a diff
 
+    @dataclass
     class Chosen(Message):
         """Enter (or a click) on a row: ``row`` is the index row number."""
 
-        def __init__(self, row: int) -> None:
-            super().__init__()
-            self.row = row
+        row: int
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.index: HistoryIndex | None = None
         self.view: array[int] | None = None  # None: every indexed row
-        self.marked: int | None = None  # an index row marked for a diff
         self.follow = True  # keep the cursor on the newest row while it grows
         self._cache: LRUCache[tuple[int, int, int], Strip] = LRUCache(512)
         self._width = 80
@@ -155,7 +156,8 @@ class AttemptList(ScrollView, can_focus=True):
             self.cursor = _bisect(view, keep)
         elif keep is not None:
             self.cursor = keep
-        self.cursor = min(self.cursor, max(0, self.count - 1))
+        else:
+            self.cursor = self.cursor  # clamped to the rows shown now
         self.refresh()
 
     def grew(self) -> None:
@@ -180,15 +182,21 @@ class AttemptList(ScrollView, can_focus=True):
         """Move the cursor by ``step`` and return the row now under it."""
         if not self.count:
             return None
-        self.cursor = max(0, min(self.count - 1, self.cursor + step))
+        self.cursor += step
         return self.current_row
 
-    def mark(self, row: int | None) -> None:
-        self.marked = row
+    def watch_marked(self) -> None:
         self._cache.clear()
         self.refresh()
 
     # --- painting ----------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        self._cache.clear()  # the cached lines carry the old theme's colours
+        self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
         self._cache.clear()
@@ -268,6 +276,9 @@ class AttemptList(ScrollView, can_focus=True):
 
     # --- moving ------------------------------------------------------------------------
 
+    def validate_cursor(self, cursor: int) -> int:
+        return max(0, min(self.count - 1, cursor))
+
     def watch_cursor(self, old: int, new: int) -> None:
         self.follow = self.count > 0 and new >= self.count - 1
         top = self.scroll_offset.y
@@ -280,7 +291,7 @@ class AttemptList(ScrollView, can_focus=True):
 
     def action_move(self, step: int) -> None:
         if self.count:
-            self.cursor = max(0, min(self.count - 1, self.cursor + step))
+            self.cursor += step
 
     def action_page(self, direction: int) -> None:
         self.action_move(direction * max(1, self.size.height - 2))

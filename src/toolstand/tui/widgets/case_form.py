@@ -6,6 +6,7 @@ wrong, field by field, on every change; the Cases screen decides what to do with
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -57,10 +58,9 @@ def _area(id: str, classes: str = "", json: bool = False) -> TextArea:
 class CaseForm(VerticalScroll):
     """Shows FormValues; posts DraftChanged with the checked draft after every edit."""
 
+    @dataclass
     class DraftChanged(Message):
-        def __init__(self, draft: Draft) -> None:
-            super().__init__()
-            self.draft = draft
+        draft: Draft
 
     def __init__(self, contract: Contract, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -36,10 +37,9 @@ def _parse_day(text: str) -> date | None:
 class FilterBar(VerticalScroll):
     """Facet checklists (value and count), a time selector and a text box."""
 
+    @dataclass
     class Changed(Message):
-        def __init__(self, query: Query) -> None:
-            super().__init__()
-            self.query = query
+        query: Query
 
     def __init__(self, today: Callable[[], date], *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -1,0 +1,56 @@
+"""The Run screen's keys, each with its tooltip and id (a keymap remaps them by id)."""
+
+from __future__ import annotations
+
+from textual.binding import Binding, BindingType
+
+RUN_BINDINGS: list[BindingType] = [
+    Binding("ctrl+g,f5", "run", "Run", tooltip="Run this case live", id="run.go"),
+    Binding(
+        "ctrl+t",
+        "step",
+        "Send turn 2",
+        tooltip="Send turn 2 with the edited tool result",
+        id="run.step",
+    ),
+    Binding("escape", "cancel", "Cancel", tooltip="Cancel the request in flight", id="run.cancel"),
+    Binding(
+        "ctrl+o",
+        "paste",
+        "Paste body",
+        tooltip="Judge a pasted raw response body",
+        id="run.paste",
+    ),
+    Binding(
+        "left_square_bracket",
+        "step_turn(-1)",
+        "Previous turn",
+        show=False,
+        tooltip="Show the previous turn",
+        id="run.prev",
+    ),
+    Binding(
+        "right_square_bracket",
+        "step_turn(1)",
+        "Next turn",
+        show=False,
+        tooltip="Show the next turn",
+        id="run.next",
+    ),
+    Binding(
+        "ctrl+r",
+        "edit_result",
+        "Edit result",
+        show=False,
+        tooltip="Edit the fake tool result for turn 2",
+        id="run.edit",
+    ),
+    Binding(
+        "ctrl+l",
+        "canned",
+        "Canned results",
+        show=False,
+        tooltip="Pick a canned tool result (a success or a problem object)",
+        id="run.canned",
+    ),
+]
