@@ -29,7 +29,7 @@ async def test_an_imported_bfcl_run_opens_in_history_and_report(
     imported_run: tuple[Path, Path],
 ) -> None:
     out, history = imported_run
-    app = make_app(str(out / "config.json"), root=out, blink=False, history=str(history))
+    app = make_app(str(out / "config.json"), root=out, history=str(history))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         screen = app.screen
