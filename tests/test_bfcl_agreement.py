@@ -317,6 +317,9 @@ def load_ast_checker(wheel: Path) -> types.ModuleType:
         return importlib.import_module("bfcl_eval.eval_checker.ast_eval.ast_checker")
     finally:
         sys.path.remove(str(wheel))
+        # leave no bfcl_eval importable behind (the "installed" source tests look for one)
+        for name in [n for n in sys.modules if n == "bfcl_eval" or n.startswith("bfcl_eval.")]:
+            del sys.modules[name]
 
 
 def real_entries(wheel: Path, per_category: int) -> Iterator[tuple[str, dict[str, Any], Any]]:
