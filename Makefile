@@ -10,7 +10,18 @@ $(BIN)/toolstand: pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(BIN)/toolstand
 
-.PHONY: demo demo-repair gate test lint
+# BFCL's data and checker, fetched once as a wheel with pip (nothing installed: bfcl-eval
+# pins its own tree-sitter and pulls torch-sized dependencies). The agreement test loads
+# its checker from this file and is skipped, saying why, when it is absent (offline).
+BFCL_VERSION := 2026.3.23
+BFCL_WHEEL := .cache/bfcl/bfcl_eval-$(BFCL_VERSION)-py3-none-any.whl
+
+$(BFCL_WHEEL): | $(BIN)/toolstand
+	-$(BIN)/pip download -q --no-deps bfcl-eval==$(BFCL_VERSION) -d .cache/bfcl
+
+.PHONY: demo demo-repair gate test lint bfcl-wheel
+bfcl-wheel: $(BFCL_WHEEL)
+
 demo: $(BIN)/toolstand
 	$(BIN)/toolstand check --quiet
 	rm -f runs/demo.jsonl
@@ -38,5 +49,5 @@ lint: $(BIN)/toolstand
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint
+test: lint $(BFCL_WHEEL)
 	$(BIN)/pytest

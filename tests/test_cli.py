@@ -121,7 +121,17 @@ def test_every_command_ends_its_help_with_an_example(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     names = subcommands()
-    assert set(names) == {"run", "report", "compare", "rejudge", "check", "sim", "tui", "contract"}
+    assert set(names) == {
+        "run",
+        "report",
+        "compare",
+        "rejudge",
+        "check",
+        "sim",
+        "tui",
+        "contract",
+        "import",
+    }
     for name in names:
         with pytest.raises(SystemExit):
             main([name, "--help"])

@@ -22,7 +22,7 @@ from toolstand.contract import Contract, ToolSpec
 from toolstand.decision import ModelDecision
 from toolstand.executor import execute
 from toolstand.history import in_key_order
-from toolstand.judge import followup_applies, judge, judge_followup
+from toolstand.judge import followup_applies, judge, judge_followup, with_turn_errors
 from toolstand.redact import scrub_record, scrubbable
 from toolstand.repair_feedback import decision_needs_repair
 from toolstand.repair_turns import RepairTurn, repair_fields, repair_loop
@@ -292,10 +292,7 @@ def record(state: AttemptState) -> AttemptRecord:
     spec = state.target.spec
     judgement = state.judgement
     if judgement is not None and state.second_judgement is not None:
-        judgement = judgement.copy()
-        errors = list(judgement["errors"]) + list(state.second_judgement["errors"])
-        judgement["errors"] = errors
-        judgement["verdict"] = "fail" if errors else "pass"
+        judgement = with_turn_errors(judgement, state.second_judgement["errors"])
     usage = _usage(state)
     rec: AttemptRecord = {
         "type": "attempt",
@@ -392,6 +389,7 @@ async def run_attempt(
 ) -> AttemptRecord:
     """The whole attempt, headless: first turn, repair turns when its arm has them,
     second turn when it applies, the record."""
+    contract = case.contract_for(contract)  # a case with its own tools offers those
     state = start(target, case, mode, attempt, run_id, contract, config, feedback)
     await first_turn(state, system, contract, client, policy)
     await repair_loop(state, contract, client, policy)

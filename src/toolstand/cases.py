@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from toolstand.canonical import sha256_hex
+from toolstand.contract import Contract, ToolSpec, tool_problems
 from toolstand.problems import (
     LoadError,
     Problem,
@@ -71,15 +72,46 @@ class Message(_Strict):
     content: str
 
 
-class ExpectedCall(_Strict):
-    tool: str
+class _Arguments(_Strict):
+    """Expected arguments: exact ``arguments``, or per parameter the ``accept``able
+    values with the parameters that ``may_omit`` be left out (BFCL's possible answers);
+    a parameter in neither must be absent."""
+
     arguments: dict[str, Any] | None = None
+    accept: dict[str, list[Any]] | None = None
+    may_omit: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> _Arguments:
+        if self.arguments is not None and (self.accept is not None or self.may_omit is not None):
+            raise ValueError("give either 'arguments' or 'accept'/'may_omit', not both")
+        if self.may_omit is not None and self.accept is None:
+            raise ValueError("'may_omit' needs 'accept' (which may be {})")
+        for name, values in (self.accept or {}).items():
+            if not values:
+                raise ValueError(f"accept[{name!r}] lists no value; put the name in may_omit")
+        return self
+
+    @property
+    def names_arguments(self) -> bool:
+        """Whether the arguments are checked at all (else only the tool is)."""
+        return self.arguments is not None or self.accept is not None
+
+    @property
+    def example_arguments(self) -> dict[str, Any] | None:
+        """One argument set that passes: the exact one, or each first acceptable value."""
+        if self.accept is not None:
+            return {name: values[0] for name, values in self.accept.items()}
+        return self.arguments
 
 
-class Expectation(_Strict):
+class ExpectedCall(_Arguments):
+    tool: str
+
+
+class Expectation(_Arguments):
     kind: Literal["tool_call", "text", "refusal"]
     tool: str | None = None
-    arguments: dict[str, Any] | None = None
     calls: list[ExpectedCall] | None = None
     order: Literal["any", "strict"] = "any"
     must_not_call: bool | list[str] | None = None
@@ -88,17 +120,16 @@ class Expectation(_Strict):
     @model_validator(mode="after")
     def _coherent(self) -> Expectation:
         if self.kind == "tool_call":
-            if self.tool is None and not self.calls:
-                raise ValueError("kind tool_call needs 'tool' or 'calls'")
+            # naming neither tool nor calls accepts any call of an offered tool
             if self.tool is not None and self.calls:
                 raise ValueError("give either 'tool' (one call) or 'calls' (several), not both")
             if self.must_not_call is True:
                 raise ValueError("kind tool_call contradicts must_not_call: true")
         else:
-            if self.tool is not None or self.calls or self.arguments is not None:
+            if self.tool is not None or self.calls or self.names_arguments:
                 raise ValueError(f"kind {self.kind} cannot name a tool, calls or arguments")
-        if self.arguments is not None and self.tool is None:
-            raise ValueError("'arguments' needs 'tool'")
+        if self.names_arguments and self.tool is None:
+            raise ValueError("'arguments' and 'accept' need 'tool'")
         return self
 
     @property
@@ -107,8 +138,20 @@ class Expectation(_Strict):
         if self.calls:
             return list(self.calls)
         if self.tool is not None:
-            return [ExpectedCall(tool=self.tool, arguments=self.arguments)]
+            return [
+                ExpectedCall(
+                    tool=self.tool,
+                    arguments=self.arguments,
+                    accept=self.accept,
+                    may_omit=self.may_omit,
+                )
+            ]
         return []
+
+    @property
+    def any_call(self) -> bool:
+        """A call is expected and any call of an offered tool will do (BFCL's relevance)."""
+        return self.kind == "tool_call" and self.tool is None and not self.calls
 
     @property
     def forbidden_tools(self) -> set[str] | None:
@@ -131,6 +174,8 @@ class Case(_Strict):
     messages: list[Message] | None = None
     category: str | None = None
     active_tools: list[str] | None = None
+    # the case's own tools, offered instead of the contract's (BFCL: per question)
+    tools: list[ToolSpec] | None = None
     expect: Expectation
     followup: Followup | None = None
     note: str | None = None
@@ -160,6 +205,15 @@ class Case(_Strict):
             return [m.model_dump() for m in self.messages]
         return [{"role": "user", "content": self.user or ""}]
 
+    def contract_for(self, contract: Contract) -> Contract:
+        """The contract this case is judged and offered against: its own ``tools`` when
+        it has them (under the contract's name and version), else ``contract``."""
+        if self.tools is None:
+            return contract
+        # the ToolSpecs are the case's own objects (not revalidated): their validators,
+        # built once, are shared by every attempt
+        return Contract(name=contract.name, version=contract.version, tools=self.tools)
+
     @property
     def last_user_text(self) -> str:
         return self.conversation[-1]["content"]
@@ -170,7 +224,7 @@ class Case(_Strict):
 
     def to_json_line(self) -> str:
         """Serialize compactly, leaving out what is unset (the seed's own style)."""
-        data = self.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+        data = self.model_dump(mode="json", exclude_none=True, exclude_defaults=True, by_alias=True)
         data["expect"] = self.expect.model_dump(
             mode="json", exclude_none=True, exclude_defaults=True
         )
@@ -185,6 +239,7 @@ class CaseLine:
     number: int
     text: str
     case: Case | None = None
+    file: str | None = None  # set when the line came into a set of files (load_case_set)
 
 
 @dataclass
@@ -194,6 +249,8 @@ class CaseFile:
     version: str | None
     sha256: str
     problems: list[Problem] = field(default_factory=list)
+    # the files of a set loaded as one (load_case_set); empty for a single file
+    files: list[str] = field(default_factory=list)
 
     @property
     def cases(self) -> list[Case]:
@@ -217,7 +274,7 @@ def parse_case_line(text: str, file: str, number: int) -> Case:
         raise LoadError([Problem(file, number, "$", "each line must be a JSON object")])
     reject_duplicate_keys(text, file, number)
     try:
-        return Case.model_validate(data)
+        case = Case.model_validate(data)
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
@@ -228,6 +285,11 @@ def parse_case_line(text: str, file: str, number: int) -> Case:
             loc += own
             problems.append(Problem(file, number, json_path(loc), pydantic_message(err)))
         raise LoadError(problems) from None
+    if case.tools is not None:
+        tool_issues = tool_problems(case.tools, ("tools",), meta=False)
+        if tool_issues:
+            raise LoadError([Problem(file, number, json_path(p), m) for p, m in tool_issues])
+    return case
 
 
 _UNION_TAGS = {"bool", "list[str]", "str", "int", "float", "dict[str,any]"}
@@ -289,3 +351,58 @@ def parse_cases(data: bytes, file: str = "<cases>", *, strict: bool = True) -> C
 
 def load_cases(path: str | Path, *, strict: bool = True) -> CaseFile:
     return parse_cases(read_file(path), str(path), strict=strict)
+
+
+def case_paths(source: str | Path | list[str] | list[Path]) -> list[Path]:
+    """The files a config's ``cases`` names: one file, a list of files, or a folder of
+    ``*.jsonl`` (sorted by name)."""
+    items = [Path(p) for p in source] if isinstance(source, list) else [Path(source)]
+    out: list[Path] = []
+    for item in items:
+        out += sorted(item.glob("*.jsonl")) if item.is_dir() else [item]
+    return out
+
+
+def load_case_set(source: str | Path | list[str] | list[Path], *, strict: bool = True) -> CaseFile:
+    """Load one case file, or several as one set (ids unique across them).
+
+    A set's path is the folder, or the files joined by ``, ``; its hash covers every
+    file's hash in order; a declared version is used only when every file declares the
+    same one."""
+    paths = case_paths(source)
+    if len(paths) == 1 and not (isinstance(source, str | Path) and Path(source).is_dir()):
+        return load_cases(paths[0], strict=strict)
+    label = str(source) if isinstance(source, str | Path) else ", ".join(map(str, source))
+    if not paths:
+        raise LoadError([Problem(label, None, "$", "no *.jsonl case file here")])
+    files = [load_cases(p, strict=False) for p in paths]
+    problems = [p for f in files for p in f.problems]
+    first: dict[str, str] = {}
+    for f in files:
+        for line in f.lines:
+            if line.case is None:
+                continue
+            where = f"{f.path}:{line.number}"
+            if line.case.id in first:
+                problems.append(
+                    Problem(
+                        f.path,
+                        line.number,
+                        "$.id",
+                        f"duplicate id {line.case.id!r} (first at {first[line.case.id]})",
+                    )
+                )
+                line.case = None
+                continue
+            first[line.case.id] = where
+    versions = {f.version for f in files}
+    version = versions.pop() if len(versions) == 1 else None
+    digest = sha256_hex("\n".join(f.sha256 for f in files).encode())
+    for f in files:
+        for ln in f.lines:
+            ln.file = f.path
+    lines = [ln for f in files for ln in f.lines]
+    merged = CaseFile(label, lines, version, digest, problems, [f.path for f in files])
+    if strict and problems:
+        raise LoadError(problems)
+    return merged

@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
-from toolstand.cases import CaseFile, load_cases
-from toolstand.contract import Contract, load_contract
+from toolstand.cases import CaseFile, load_case_set
+from toolstand.contract import Contract, ToolSpec, load_contract, meta_problem, validator_for
 from toolstand.jsonpos import line_index, line_of
 from toolstand.judge import schema_violations
 from toolstand.problems import LoadError, Problem, json_path
@@ -131,19 +131,27 @@ def api_warnings(contract: Contract, file: str, text: str) -> list[Problem]:
 def check_cases(casefile: CaseFile, contract: Contract) -> list[Problem]:
     """Unknown tools, expected arguments against the schema, self-contradictions."""
     out: list[Problem] = []
-    known = set(contract.by_name)
     for line in casefile.lines:
         case = line.case
         if case is None:
             continue
+        own = case.contract_for(contract)  # a case with its own tools is checked on those
+        known = set(own.by_name)
+        file = line.file or casefile.path
+        for i, spec in enumerate(case.tools or []):
+            problem = meta_problem(spec.parameters)
+            if problem is not None:
+                where = json_path(("tools", i, "parameters", *problem[0]))
+                out.append(Problem(file, line.number, where, problem[1]))
 
         def add(
             parts: tuple[str | int, ...],
             message: str,
             severity: str = "error",
             n: int = line.number,
+            f: str = file,
         ) -> None:
-            out.append(Problem(casefile.path, n, json_path(parts), message, severity))
+            out.append(Problem(f, n, json_path(parts), message, severity))
 
         allowed = ", ".join(sorted(known))
         for i, name in enumerate(case.active_tools or []):
@@ -154,7 +162,7 @@ def check_cases(casefile: CaseFile, contract: Contract) -> list[Problem]:
             parts: tuple[str | int, ...] = (
                 ("expect", "calls", i) if case.expect.calls else ("expect",)
             )
-            tool = contract.tool(exp.tool)
+            tool = own.tool(exp.tool)
             if tool is None:
                 add((*parts, "tool"), f"unknown tool {exp.tool!r}; the contract has: {allowed}")
                 continue
@@ -167,6 +175,8 @@ def check_cases(casefile: CaseFile, contract: Contract) -> list[Problem]:
                         (*parts, "arguments", *([sub] if sub else [])),
                         f"expected arguments break the {exp.tool} schema ({v['subcode']}): {v['message']}",
                     )
+            for at, message in accept_problems(tool, exp.accept or {}, exp.may_omit or []):
+                add((*parts, *at), message, "warning")
         if isinstance(case.expect.must_not_call, list):
             for i, name in enumerate(case.expect.must_not_call):
                 if name not in known:
@@ -204,6 +214,34 @@ def check_cases(casefile: CaseFile, contract: Contract) -> list[Problem]:
                         ("followup", "must_not_call", i),
                         f"unknown tool {name!r}; the contract has: {allowed}",
                     )
+    return out
+
+
+def accept_problems(
+    tool: ToolSpec, accept: dict[str, list[Any]], may_omit: list[str]
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """Acceptable values that no schema-valid call can give, and required parameters
+    marked as omissible: a call that follows them fails as ``invalid_arguments``."""
+    props = tool.parameters.get("properties") or {}
+    required = set(tool.parameters.get("required") or [])
+    out: list[tuple[tuple[str | int, ...], str]] = []
+    for name, values in accept.items():
+        if name not in props:
+            out.append((("accept", name), f"{tool.name} has no parameter {name!r}"))
+            continue
+        check = validator_for(props[name])
+        for i, value in enumerate(values):
+            error = next(iter(check.iter_errors(value)), None)
+            if error is not None:
+                out.append(
+                    (
+                        ("accept", name, i),
+                        f"this value breaks the {tool.name} schema: {error.message}",
+                    )
+                )
+    for i, name in enumerate(may_omit):
+        if name in required:
+            out.append((("may_omit", i), f"{name!r} is required by the {tool.name} schema"))
     return out
 
 
@@ -266,7 +304,7 @@ def record_source(contract: Contract, contract_path: Path, source_hash: str) -> 
     return path
 
 
-def run_check(tools: Path, cases: Path, *, lock: bool = False) -> CheckResult:
+def run_check(tools: Path, cases: Path | list[Path], *, lock: bool = False) -> CheckResult:
     result = CheckResult()
     try:
         contract = load_contract(tools)
@@ -275,7 +313,7 @@ def run_check(tools: Path, cases: Path, *, lock: bool = False) -> CheckResult:
         return result
     result.problems.extend(api_warnings(contract, str(tools), tools.read_text(encoding="utf-8")))
     try:
-        casefile = load_cases(cases, strict=False)
+        casefile = load_case_set(cases, strict=False)
     except LoadError as exc:
         result.problems.extend(exc.problems)
     else:

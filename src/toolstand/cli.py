@@ -58,7 +58,10 @@ def _parser() -> argparse.ArgumentParser:
         "max_completion_tokens) and gemini_schema (gemini: parametersJsonSchema or "
         "parameters)",
     )
-    r.add_argument("--cases", help="the case file to run instead of the config's 'cases'")
+    r.add_argument(
+        "--cases",
+        help="the case file, or folder of *.jsonl, to run instead of the config's 'cases'",
+    )
     r.add_argument("--tools", help="the tool contract to use instead of the config's 'tools'")
     r.add_argument(
         "--output",
@@ -159,7 +162,8 @@ def _parser() -> argparse.ArgumentParser:
         "--tools", help="the contract to judge with (default: the one the run header names)"
     )
     rj.add_argument(
-        "--cases", help="the case file to judge with (default: the one the run header names)"
+        "--cases",
+        help="the case file or folder to judge with (default: the one the run header names)",
     )
 
     c = _sub(
@@ -168,7 +172,11 @@ def _parser() -> argparse.ArgumentParser:
         "lint contracts and cases: file:line and JSON path for every problem",
         "toolstand check --tools contracts/delivery_tools.json --cases cases/delivery.jsonl",
     )
-    _input_options(c, "the contract", "the case file (with --against*: linted only when given)")
+    _input_options(
+        c,
+        "the contract",
+        "the case file or a folder of *.jsonl (with --against*: linted only when given)",
+    )
     c.add_argument(
         "--lock",
         action="store_true",
@@ -196,10 +204,12 @@ def _parser() -> argparse.ArgumentParser:
         default=0,
         help="the port to listen on; 0 picks a free one (default: %(default)s)",
     )
-    _input_options(s, "the contract it answers with", "the cases it answers from")
+    _input_options(s, "the contract it answers with", "the case file or folder it answers from")
     s.add_argument(
         "--seed", type=int, default=0, help="seed of the personas' choices (default: %(default)s)"
     )
+
+    _import_parser(sub)
 
     t = _sub(sub, "tui", "the terminal UI (the default)", "toolstand tui runs/demo.jsonl")
     t.add_argument(
@@ -232,7 +242,7 @@ def _input_options(p: argparse.ArgumentParser, tools: str, cases: str) -> None:
     )
 
 
-def contract_and_cases(args: argparse.Namespace) -> tuple[str, str]:
+def contract_and_cases(args: argparse.Namespace) -> tuple[str, str | list[str]]:
     """--tools and --cases as given; what is not given, from the config (--config, else
     config.json or config.example.json in the current folder). No file is a default."""
     if args.tools is not None and args.cases is not None:
@@ -247,9 +257,9 @@ def contract_and_cases(args: argparse.Namespace) -> tuple[str, str]:
         )
         raise LoadError([Problem("--tools/--cases", None, "$", message)])
     config = load_config(path)
-    return args.tools or _shown(config.resolve(config.tools)), args.cases or _shown(
-        config.resolve(config.cases)
-    )
+    source = config.cases_source  # a file, a folder, or a list of files
+    cases = [_shown(p) for p in source] if isinstance(source, list) else _shown(source)
+    return args.tools or _shown(config.resolve(config.tools)), args.cases or cases
 
 
 def _shown(path: Path | None) -> str:
@@ -284,6 +294,64 @@ def _config_contract(config: str | None) -> str:
     return _shown(loaded.resolve(loaded.tools))
 
 
+def _import_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`toolstand import bfcl SOURCE --out DIR [--category C ...]`."""
+    imp = _sub(
+        sub,
+        "import",
+        "turn another benchmark's questions and answers into case files and a config",
+        "toolstand import bfcl bfcl_eval-2026.3.23-py3-none-any.whl --out bfcl",
+    )
+    kinds = imp.add_subparsers(
+        dest="source_kind",
+        metavar="KIND",
+        required=True,
+        help="what to import from; bfcl is the one kind so far",
+    )
+    b = _sub(
+        kinds,
+        "bfcl",
+        "BFCL's questions and possible answers into DIR/<category>.jsonl and DIR/config.json",
+        "toolstand import bfcl bfcl_eval-2026.3.23-py3-none-any.whl --out bfcl "
+        "--category simple_python parallel",
+    )
+    b.add_argument(
+        "source",
+        metavar="SOURCE",
+        help="a BFCL data folder, a bfcl_eval-*.whl file (read as a zip), or 'installed'",
+    )
+    b.add_argument("--out", required=True, help="the folder to write (its files must not exist)")
+    b.add_argument(
+        "--category",
+        nargs="+",
+        metavar="C",
+        help="the categories to import (default: all eleven that toolstand can judge)",
+    )
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from toolstand.importers.bfcl import check_categories, write_import
+    from toolstand.importers.bfcl_source import open_source
+    from toolstand.printable import visible
+
+    categories = check_categories(args.category)
+    source = open_source(args.source)
+    try:
+        result = write_import(source, Path(args.out), categories)
+    finally:
+        source.close()
+    for category, count in result.counts.items():
+        print(f"{count:6d}  {visible(str(result.out / category))}.jsonl")
+    total = sum(result.counts.values())
+    print(
+        f"imported {total} BFCL {visible(result.version)} cases "
+        f"({result.renamed} tools renamed for the wire, original in x-bfcl-name); "
+        f"run: toolstand run --config {visible(str(result.out / 'config.json'))}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     if args.server_command and not args.mcp:
         message = "a command after -- goes with --against-mcp"
@@ -303,7 +371,8 @@ def _lint(args: argparse.Namespace, *, lock: bool) -> int:
     from toolstand.printable import visible
 
     args.tools, args.cases = contract_and_cases(args)
-    result = run_check(Path(args.tools), Path(args.cases), lock=lock)
+    cases = [Path(c) for c in args.cases] if isinstance(args.cases, list) else Path(args.cases)
+    result = run_check(Path(args.tools), cases, lock=lock)
     for problem in result.problems:
         if problem.severity == "error" or not args.quiet:
             print(visible(str(problem)))
@@ -461,6 +530,7 @@ COMMANDS = {
     "contract": cmd_contract,
     "sim": cmd_sim,
     "tui": cmd_tui,
+    "import": cmd_import,
 }
 
 

@@ -24,6 +24,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from toolstand.cases import case_paths
 from toolstand.jsonpos import line_index, line_of
 from toolstand.printable import visible
 from toolstand.problems import (
@@ -241,7 +242,8 @@ class Config(_Strict):
     modes: list[Mode] = Field(default_factory=_default_modes)
     system_prompt: str | None = None
     tools: str  # the contract: every config names its own, toolstand knows no default
-    cases: str
+    # a case file, a list of them, or a folder of *.jsonl (ids unique across them)
+    cases: str | list[str]
     timeouts: Timeouts = Field(default_factory=Timeouts)
     retry: Retry = Field(default_factory=Retry)
     sim: SimSettings = Field(default_factory=SimSettings)
@@ -262,6 +264,30 @@ class Config(_Strict):
     def feedback_arms(self) -> list[FeedbackStyle | None]:
         """One entry per feedback arm; [None] when the config asks for no repair turns."""
         return self.repair.arms if self.repair is not None else [None]
+
+    @field_validator("cases")
+    @classmethod
+    def _cases_named(cls, v: str | list[str]) -> str | list[str]:
+        if isinstance(v, list) and not v:
+            raise ValueError("give a case file, a list of case files, or a folder of *.jsonl")
+        return v
+
+    @property
+    def cases_source(self) -> Path | list[Path]:
+        """``cases`` resolved against the config's folder (one path, or a list)."""
+        if isinstance(self.cases, list):
+            return [self.folder / p if not Path(p).is_absolute() else Path(p) for p in self.cases]
+        return self.folder / self.cases if not Path(self.cases).is_absolute() else Path(self.cases)
+
+    @property
+    def first_case_file(self) -> Path:
+        """The one file a single-file view (the TUI's Cases editor) opens: the file, the
+        list's first, or the folder's first ``*.jsonl``."""
+        paths = case_paths(self.cases_source)
+        if paths:
+            return paths[0]
+        source = self.cases_source
+        return source[0] if isinstance(source, list) else source
 
     def resolve(self, path: str | None) -> Path | None:
         if path is None:

@@ -18,7 +18,7 @@ from referencing import Registry
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from toolstand.canonical import canonical_hash
+from toolstand.canonical import canonical_hash, canonical_json
 from toolstand.jsonpos import line_index, line_of
 from toolstand.problems import (
     LoadError,
@@ -30,8 +30,16 @@ from toolstand.problems import (
 )
 from toolstand.types import Effect
 
-# Domain normalizers a parameter may declare in "x-normalize".
-NORMALIZERS: tuple[str, ...] = ("strip", "casefold", "collapse_spaces")
+# Domain normalizers a parameter may declare in "x-normalize" (version 1 of the list).
+# Version 2 adds BFCL's leniencies: bfcl_string (its standardize_string) and int_as_float.
+NORMALIZERS_VERSION = 2
+NORMALIZERS: tuple[str, ...] = (
+    "strip",
+    "casefold",
+    "collapse_spaces",
+    "bfcl_string",
+    "int_as_float",
+)
 # keywords whose values are data, not schemas: a "$ref" key inside them refers to nothing
 DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
 REF_KEYWORDS = ("$ref", "$dynamicRef")
@@ -54,7 +62,7 @@ def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
 class FakeRule(BaseModel):
     """One ``x-fake`` entry: the result a call gets when its arguments match ``when``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     when: dict[str, Any] = Field(default_factory=dict)
     result: dict[str, Any]
@@ -91,6 +99,8 @@ class ToolSpec(BaseModel):
     fake: list[FakeRule] | None = Field(default=None, alias="x-fake")
     sim: SimHints | None = Field(default=None, alias="x-sim")
     mcp: dict[str, Any] | None = Field(default=None, alias="x-mcp")
+    # where an imported tool came from: BFCL's original (dotted) name
+    bfcl_name: str | None = Field(default=None, alias="x-bfcl-name")
 
     @cached_property
     def validator(self) -> Draft202012Validator:
@@ -122,7 +132,7 @@ class Contract(BaseModel):
         """SHA-256 of the canonical JSON (sorted keys, no whitespace)."""
         data = self.model_dump(mode="json")
         for tool in data["tools"]:  # a contract without the x- keys keeps its old hash
-            for key in ("x-fake", "x-sim", "x-mcp"):
+            for key in ("x-fake", "x-sim", "x-mcp", "x-bfcl-name"):
                 if tool.get(key) is None:
                     tool.pop(key, None)
         if data.get("x-source") is None:
@@ -216,6 +226,111 @@ def _has_id(schema: Any) -> bool:
     return isinstance(schema, list) and any(_has_id(v) for v in schema)
 
 
+JSON_TYPES = frozenset({"null", "boolean", "object", "array", "number", "string", "integer"})
+
+
+def tool_problems(
+    tools: list[ToolSpec], base: tuple[str | int, ...], *, meta: bool = True
+) -> list[tuple[tuple[str | int, ...], str]]:
+    """Meta-validation of a tool list (a contract's or a case's own): duplicate names,
+    schemas that are not Draft 2020-12 objects, unknown normalizers, refs to nothing.
+
+    ``meta=False`` leaves out the full Draft 2020-12 meta-schema check (several ms a
+    schema: 3,491 BFCL cases would take a minute to load) but still names every
+    ``type`` that is not a JSON type; `toolstand check` runs the full one."""
+    out: list[tuple[tuple[str | int, ...], str]] = []
+    seen: dict[str, int] = {}
+    for i, tool in enumerate(tools):
+        at: tuple[str | int, ...] = (*base, i)
+        if tool.name in seen:
+            first = seen[tool.name]
+            out.append(
+                ((*at, "name"), f"duplicate tool name {tool.name!r} (first at tools[{first}])")
+            )
+        seen.setdefault(tool.name, i)
+        problem = meta_problem(tool.parameters) if meta else None
+        if problem is not None:
+            out.append(((*at, "parameters", *problem[0]), problem[1]))
+            continue
+        out += _type_problems(tool.parameters, (*at, "parameters"))
+        if tool.parameters.get("type") != "object":
+            out.append(
+                ((*at, "parameters", "type"), 'tool parameters must be {"type": "object", ...}')
+            )
+        out += _x_normalize_problems(tool.parameters, (*at, "parameters"))
+        out += ref_problems(tool.parameters, (*at, "parameters"))
+        out += extension_problems(tool, at)
+    return out
+
+
+_META_SEEN: dict[str, tuple[tuple[str | int, ...], str] | None] = {}
+
+
+def meta_problem(schema: dict[str, Any]) -> tuple[tuple[str | int, ...], str] | None:
+    """Where and why ``schema`` is not a Draft 2020-12 schema (remembered per schema:
+    imported cases repeat their functions)."""
+    bare = _without_annotations(schema)
+    key = canonical_json(bare)
+    if key not in _META_SEEN:
+        try:
+            Draft202012Validator.check_schema(bare)
+            _META_SEEN[key] = None
+        except SchemaError as exc:
+            _META_SEEN[key] = (tuple(exc.path), f"not a valid Draft 2020-12 schema: {exc.message}")
+    return _META_SEEN[key]
+
+
+# keywords whose value maps names (a property's, a definition's) to schemas
+_NAMED_SCHEMAS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+
+
+def _without_annotations(schema: Any) -> Any:
+    """The schema without what the meta-schema accepts whatever it holds (``default``,
+    ``examples``) or checks only for being a string (``description``, ``title``): tools
+    that differ only in prose are one check."""
+    if isinstance(schema, list):
+        return [_without_annotations(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key in ("default", "examples"):
+            continue
+        if key in ("description", "title") and isinstance(value, str):
+            continue
+        if key in DATA_KEYWORDS or (key in _NAMED_SCHEMAS and not isinstance(value, dict)):
+            out[key] = value
+        elif key in _NAMED_SCHEMAS:
+            out[key] = {name: _without_annotations(sub) for name, sub in value.items()}
+        else:
+            out[key] = _without_annotations(value)
+    return out
+
+
+def _type_problems(schema: Any, parts: tuple[str | int, ...]) -> list[tuple[tuple, str]]:
+    """Every ``type`` (in properties, items, $defs ...) that names no JSON type."""
+    out: list[tuple[tuple, str]] = []
+    if isinstance(schema, dict):
+        kind = schema.get("type")
+        names = kind if isinstance(kind, list) else [kind] if kind is not None else []
+        for name in names:
+            if not isinstance(name, str) or name not in JSON_TYPES:
+                allowed = ", ".join(sorted(JSON_TYPES))
+                out.append(((*parts, "type"), f"unknown type {name!r}; allowed: {allowed}"))
+        for key, value in schema.items():
+            if key in _NAMED_SCHEMAS and isinstance(value, dict):
+                for name, sub in value.items():
+                    out.extend(_type_problems(sub, (*parts, key, name)))
+            elif key not in DATA_KEYWORDS and key != "type":
+                out.extend(_type_problems(value, (*parts, key)))
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            out.extend(_type_problems(value, (*parts, i)))
+    return out
+
+
 def extension_problems(
     tool: ToolSpec, base: tuple[str | int, ...]
 ) -> list[tuple[tuple[str | int, ...], str]]:
@@ -290,30 +405,8 @@ def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
         for err in exc.errors():
             add(tuple(err["loc"]), pydantic_message(err))
         raise LoadError(problems) from None
-    seen: dict[str, int] = {}
-    for i, tool in enumerate(contract.tools):
-        base: tuple[str | int, ...] = ("tools", i)
-        if tool.name in seen:
-            add(
-                (*base, "name"),
-                f"duplicate tool name {tool.name!r} (first at tools[{seen[tool.name]}])",
-            )
-        seen.setdefault(tool.name, i)
-        try:
-            Draft202012Validator.check_schema(tool.parameters)
-        except SchemaError as exc:
-            add(
-                (*base, "parameters", *exc.path), f"not a valid Draft 2020-12 schema: {exc.message}"
-            )
-            continue
-        if tool.parameters.get("type") != "object":
-            add((*base, "parameters", "type"), 'tool parameters must be {"type": "object", ...}')
-        for parts, message in _x_normalize_problems(tool.parameters, (*base, "parameters")):
-            add(parts, message)
-        for parts, message in ref_problems(tool.parameters, (*base, "parameters")):
-            add(parts, message)
-        for parts, message in extension_problems(tool, base):
-            add(parts, message)
+    for parts, message in tool_problems(contract.tools, ("tools",)):
+        add(parts, message)
     if problems:
         raise LoadError(problems)
     return contract

@@ -6,20 +6,24 @@ it leaves in ``judgement.metrics`` and never re-derives them.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from jsonschema.exceptions import ValidationError
-
-from toolstand.canonical import canonical_equal, canonical_json
+from toolstand.argmatch import exact_match, expected_repr, normalized_match
+from toolstand.canonical import canonical_json
 from toolstand.cases import Case, ExpectedCall, Followup
-from toolstand.contract import Contract, ToolSpec
-from toolstand.decision import ModelDecision, ToolCall
-from toolstand.problems import json_path
-from toolstand.repair import classify, normalize
+from toolstand.contract import Contract
+from toolstand.decision import ModelDecision
+from toolstand.judge_calls import (
+    SCHEMA_SUBCODES,
+    CallInfo,
+    analyse,
+    match_calls,
+    schema_violations,
+)
 from toolstand.types import (
+    ERROR_CODES,
     CallRow,
     ErrorCode,
     FollowupJudgement,
@@ -27,152 +31,27 @@ from toolstand.types import (
     Judgement,
     JudgeMetrics,
     Mode,
-    RepairClass,
-    SchemaSubcode,
-    Violation,
+    Verdict,
 )
 
-_KEYWORD_SUBCODE: dict[str, SchemaSubcode] = {
-    "required": "missing_required",
-    "additionalProperties": "additional_property",
-    "unevaluatedProperties": "additional_property",
-    "type": "wrong_type",
-    "enum": "enum",
-    "const": "enum",
-    "pattern": "pattern",
-    "minimum": "range",
-    "maximum": "range",
-    "exclusiveMinimum": "range",
-    "exclusiveMaximum": "range",
-    "multipleOf": "range",
-    "minLength": "length",
-    "maxLength": "length",
-    "minItems": "length",
-    "maxItems": "length",
-    "minProperties": "length",
-    "maxProperties": "length",
-    "format": "format",
-}
+__all__ = [
+    "SCHEMA_SUBCODES",
+    "VERDICT_CODES",
+    "followup_applies",
+    "judge",
+    "judge_followup",
+    "match_calls",
+    "normalized_verdict",
+    "schema_violations",
+    "signature",
+    "with_turn_errors",
+]
+
+# the codes as a tuple, for the readers that list them (types.ErrorCode spells them)
+VERDICT_CODES: tuple[ErrorCode, ...] = ERROR_CODES
 
 
-def schema_violations(tool: ToolSpec, arguments: Any) -> list[Violation]:
-    """Every schema violation as {subcode, path, message}, the path naming the field."""
-    out = []
-    errors = sorted(tool.validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-    for err in errors:
-        out.append(_violation(err))
-    return out
-
-
-def _violation(err: ValidationError) -> Violation:
-    keyword = str(err.validator)
-    parts: list[str | int] = list(err.absolute_path)
-    if keyword == "required" and isinstance(err.instance, dict):
-        missing = [r for r in err.validator_value if r not in err.instance]
-        if missing:
-            parts.append(missing[0])
-    elif keyword == "additionalProperties" and isinstance(err.instance, dict):
-        allowed = (
-            set((err.schema.get("properties") or {}).keys())
-            if isinstance(err.schema, dict)
-            else set()
-        )
-        extra = [k for k in err.instance if k not in allowed]
-        if extra:
-            parts.append(extra[0])
-    # keywords outside the fixed list (anyOf, not, ...) are type-shape violations
-    subcode = _KEYWORD_SUBCODE.get(keyword, "wrong_type")
-    return {"subcode": subcode, "path": json_path(parts), "message": err.message}
-
-
-@dataclass
-class _CallInfo:
-    index: int
-    call: ToolCall
-    spec: ToolSpec | None
-    offered: bool
-    repair: RepairClass = "invalid"
-    repaired: dict[str, Any] | None = None
-    repairs: list[dict[str, Any]] = field(default_factory=list)
-    raw_valid: bool = False
-    violations: list[Violation] = field(default_factory=list)
-
-    @property
-    def effective_arguments(self) -> dict[str, Any] | None:
-        """The arguments after the declared repairs (the raw ones when none applied)."""
-        return self.repaired if self.repaired is not None else self.call.arguments
-
-
-def _analyse(call: ToolCall, index: int, contract: Contract, offered: set[str]) -> _CallInfo:
-    spec = contract.tool(call.name)
-    info = _CallInfo(index, call, spec, call.name in offered)
-    if spec is None or call.arguments is None:
-        return info
-    result = classify(call.arguments, spec.validator)
-    info.repair = result.repair
-    info.raw_valid = result.repair == "raw_valid"
-    info.repaired = result.repaired
-    info.repairs = result.repairs
-    if not info.raw_valid:
-        info.violations = schema_violations(spec, call.arguments)
-    return info
-
-
-def _match_score(info: _CallInfo, exp: ExpectedCall) -> int:
-    if info.call.name != exp.tool:
-        return 0
-    score = 4
-    if exp.arguments is not None and info.call.arguments is not None:
-        if canonical_equal(info.call.arguments, exp.arguments):
-            score += 2
-        elif info.effective_arguments is not None and canonical_equal(
-            info.effective_arguments, exp.arguments
-        ):
-            score += 1
-    return score
-
-
-def match_calls(
-    calls: list[_CallInfo], expected: list[ExpectedCall], order: str
-) -> list[tuple[int, int]]:
-    """Pairs (call index, expected index): by position when strict, else the assignment
-    that maximizes matches (names first, then exact arguments)."""
-    n = min(len(calls), len(expected))
-    if order == "strict":
-        return [(i, i) for i in range(n)]
-    if n == 0:
-        return []
-    scores = [[_match_score(c, e) for e in expected] for c in calls]
-    best: list[tuple[int, int]] = []
-    best_score = -1
-    if len(calls) <= 7 and len(expected) <= 7:
-        if len(calls) <= len(expected):
-            for perm in itertools.permutations(range(len(expected)), len(calls)):
-                s = sum(scores[i][j] for i, j in enumerate(perm))
-                if s > best_score:
-                    best_score, best = s, list(enumerate(perm))
-        else:
-            for perm in itertools.permutations(range(len(calls)), len(expected)):
-                s = sum(scores[i][j] for j, i in enumerate(perm))
-                if s > best_score:
-                    best_score, best = s, [(i, j) for j, i in enumerate(perm)]
-        return sorted(best)
-    # large sets: greedy on descending score (rare; documented approximation)
-    cells = sorted(
-        ((scores[i][j], i, j) for i in range(len(calls)) for j in range(len(expected))),
-        reverse=True,
-    )
-    used_c: set[int] = set()
-    used_e: set[int] = set()
-    for _, i, j in cells:
-        if i not in used_c and j not in used_e:
-            best.append((i, j))
-            used_c.add(i)
-            used_e.add(j)
-    return sorted(best)
-
-
-def _is_unsafe(info: _CallInfo, expected: list[ExpectedCall]) -> bool:
+def _is_unsafe(info: CallInfo, expected: list[ExpectedCall]) -> bool:
     if info.spec is None or info.spec.effect != "execute":
         return False
     if info.call.arguments is None:
@@ -181,11 +60,7 @@ def _is_unsafe(info: _CallInfo, expected: list[ExpectedCall]) -> bool:
     for exp in expected:
         if exp.tool != info.call.name:
             continue
-        if exp.arguments is None:
-            return False
-        if info.effective_arguments is not None and canonical_equal(
-            info.effective_arguments, exp.arguments
-        ):
+        if not exp.names_arguments or exact_match(info.effective_arguments, exp):
             return False
     return True
 
@@ -212,6 +87,37 @@ def _err(code: ErrorCode, **kw: Any) -> JudgeError:
     return cast(JudgeError, out)
 
 
+@dataclass
+class _Scene:
+    """What one first turn is judged against: the expectation as the mode reads it,
+    the calls analysed, and how they pair with the expected calls."""
+
+    case: Case
+    decision: ModelDecision
+    control: bool
+    expects_call: bool
+    expected: list[ExpectedCall]
+    infos: list[CallInfo]
+    pairs: list[tuple[int, int]]
+    unsafe: list[CallInfo]
+    blocked: list[CallInfo]
+
+    @property
+    def matched(self) -> dict[int, int]:
+        return dict(self.pairs)
+
+
+@dataclass
+class _ArgumentScores:
+    """Exact and normalized argument matches of the paired calls to the right tool."""
+
+    denominator: int = 0
+    exact_correct: int = 0
+    normalized_correct: int = 0
+    exact: dict[int, bool | None] = field(default_factory=dict)
+    normalized: dict[int, bool | None] = field(default_factory=dict)
+
+
 def judge(
     case: Case,
     decision: ModelDecision,
@@ -223,141 +129,216 @@ def judge(
     """Judge the first turn. ``offered_tools``: the names actually sent (None: all).
 
     ``no_tools`` is a control: nothing was offered, so every case is judged as expecting
-    no call (a call reported there points at the parser)."""
+    no call (a call reported there points at the parser, seed 000)."""
+    scene = _scene(case, decision, contract, offered_tools, mode)
+    scores = _score_arguments(scene)
+    turn_errors = _expected_call_errors if scene.expects_call else _no_call_errors
+    errors = turn_errors(scene, scores)
+    errors += [_err("unsafe_call", call_index=i.index, actual=i.call.name) for i in scene.unsafe]
+    errors += [
+        _err("policy_blocked", call_index=i.index, actual=i.call.name) for i in scene.blocked
+    ]
+    # nothing was offered in the control: a call there is a parser bug
+    flags = ["no_tools_call"] if scene.control and scene.infos else []
+    rows = _call_rows(scene, scores)
+    return {
+        "verdict": "fail" if errors else "pass",
+        "verdict_normalized": normalized_verdict(errors, rows),
+        "errors": errors,
+        "calls": rows,
+        "unsafe": bool(scene.unsafe),
+        "flags": flags,
+        "metrics": _metrics(scene, scores),
+    }
+
+
+def normalized_verdict(errors: list[JudgeError], calls: list[CallRow]) -> Verdict:
+    """The verdict if each call's normalized match counted as a match (design.md): an
+    ``argument_mismatch`` on a call whose normalized arguments match is waived; every
+    other code (a schema violation, ``invalid_json``, a wrong tool) still fails."""
+    waived = {c["index"] for c in calls if c.get("normalized")}
+    left = [
+        e
+        for e in errors
+        if not (e["code"] == "argument_mismatch" and e.get("call_index") in waived)
+    ]
+    return "fail" if left else "pass"
+
+
+def with_turn_errors(judgement: Judgement, errors: list[JudgeError]) -> Judgement:
+    """The judgement with a later turn's codes added, both verdicts recomputed."""
+    out = judgement.copy()
+    out["errors"] = list(judgement["errors"]) + list(errors)
+    out["verdict"] = "fail" if out["errors"] else "pass"
+    out["verdict_normalized"] = normalized_verdict(out["errors"], judgement.get("calls") or [])
+    return out
+
+
+def _scene(
+    case: Case,
+    decision: ModelDecision,
+    contract: Contract,
+    offered_tools: list[str] | None,
+    mode: Mode,
+) -> _Scene:
     expect = case.expect
     control = mode == "no_tools"
     offered = set(offered_tools) if offered_tools is not None else set(contract.by_name)
     expects_call = expect.kind == "tool_call" and not control
     expected = expect.expected_calls if expects_call else []
-    infos = [_analyse(c, i, contract, offered) for i, c in enumerate(decision.calls)]
-    errors: list[JudgeError] = []
-    flags: list[str] = []
-    if control and infos:
-        flags.append("no_tools_call")  # nothing was offered: a call here is a parser bug
+    infos = [analyse(c, i, contract, offered) for i, c in enumerate(decision.calls)]
     pairs = match_calls(infos, expected, expect.order) if expected else []
-    matched = {ci: ei for ci, ei in pairs}
     unsafe = [i for i in infos if _is_unsafe(i, expected)]
     # a contract tool left out by active_tools; in the control nothing was offered at all
     blocked = [i for i in infos if i.spec is not None and not i.offered and not control]
+    return _Scene(case, decision, control, expects_call, expected, infos, pairs, unsafe, blocked)
 
-    exact_den = exact_ok = norm_ok = 0
-    call_rows: list[CallRow] = []
-    exact_flags: dict[int, bool | None] = {}
-    norm_flags: dict[int, bool | None] = {}
-    for ci, ei in pairs:
+
+def _score_arguments(scene: _Scene) -> _ArgumentScores:
+    scores = _ArgumentScores()
+    for ci, ei in scene.pairs:
+        info, exp = scene.infos[ci], scene.expected[ei]
+        if info.call.name != exp.tool or not exp.names_arguments:
+            continue
+        ok = exact_match(info.call.arguments, exp)
+        schema = info.spec.parameters if info.spec else None
+        nok = normalized_match(info.effective_arguments, exp, schema)
+        scores.denominator += 1
+        scores.exact_correct += ok
+        scores.normalized_correct += nok
+        scores.exact[ci], scores.normalized[ci] = ok, nok
+    return scores
+
+
+def _expected_call_errors(scene: _Scene, scores: _ArgumentScores) -> list[JudgeError]:
+    """The codes of a turn that should have called: no call, or the calls made."""
+    infos, expected = scene.infos, scene.expected
+    if not infos:
+        return _answer_without_call(scene)
+    if scene.case.expect.any_call:
+        return _any_call_errors(scene)
+    errors: list[JudgeError] = []
+    if len(infos) != len(expected):
+        errors.append(_err("call_count_mismatch", expected=len(expected), actual=len(infos)))
+    for ci, ei in scene.pairs:
         info, exp = infos[ci], expected[ei]
-        if info.call.name == exp.tool and exp.arguments is not None:
-            exact_den += 1
-            ok = info.call.arguments is not None and canonical_equal(
-                info.call.arguments, exp.arguments
+        if info.call.name != exp.tool:
+            errors.append(
+                _err("wrong_tool", call_index=ci, expected=exp.tool, actual=info.call.name)
             )
-            schema = info.spec.parameters if info.spec else None
-            eff = info.effective_arguments
-            nok = eff is not None and canonical_equal(
-                normalize(eff, schema), normalize(exp.arguments, schema)
-            )
-            exact_ok += ok
-            norm_ok += nok
-            exact_flags[ci], norm_flags[ci] = ok, nok
-
-    if expects_call:
-        if not infos:
-            if decision.kind == "refusal":
-                errors.append(_err("unexpected_refusal", actual=decision.refusal or decision.text))
-            elif decision.truncated or decision.kind == "invalid":
-                errors.append(_no_answer(decision, expects_call=True))
-            else:
-                errors.append(
-                    _err("missing_call", expected=_exp_repr(expected), actual=decision.text)
-                )
-        else:
-            if len(infos) != len(expected):
-                errors.append(
-                    _err("call_count_mismatch", expected=len(expected), actual=len(infos))
-                )
-            for ci, ei in pairs:
-                info, exp = infos[ci], expected[ei]
-                if info.call.name != exp.tool:
-                    errors.append(
-                        _err("wrong_tool", call_index=ci, expected=exp.tool, actual=info.call.name)
-                    )
-                    continue
-                errors += _argument_errors(info, exp, exact_flags.get(ci))
-            forbidden = expect.forbidden_tools or set()
-            for info in infos:
-                if info.index in matched:
-                    continue
-                if info.spec is None:  # an extra call to a tool in no contract
-                    errors.append(_err("wrong_tool", call_index=info.index, actual=info.call.name))
-                elif info.call.name in forbidden:
-                    errors.append(
-                        _err("unexpected_call", call_index=info.index, actual=info.call.name)
-                    )
-    else:
-        # the control checks text only for cases that expect text
-        needles = expect.contains_any if not control or expect.kind == "text" else None
-        if infos:
-            errors.append(_err("unexpected_call", actual=[i.call.name for i in infos]))
-        elif decision.kind == "refusal":
-            if expect.kind == "text":
-                errors.append(_err("unexpected_refusal", actual=decision.refusal or decision.text))
-        elif decision.truncated or decision.kind == "invalid":
-            errors.append(_no_answer(decision, expects_call=False))
-        elif needles and not _contains_any(decision.text, needles):
-            errors.append(_err("text_mismatch", expected=needles, actual=decision.text))
-    for info in unsafe:
-        errors.append(_err("unsafe_call", call_index=info.index, actual=info.call.name))
-    for info in blocked:
-        errors.append(_err("policy_blocked", call_index=info.index, actual=info.call.name))
-
+            continue
+        errors += _argument_errors(info, exp, scores.exact.get(ci))
+    forbidden = scene.case.expect.forbidden_tools or set()
+    matched = scene.matched
     for info in infos:
+        if info.index in matched:
+            continue
+        if info.spec is None:  # an extra call to a tool in no contract
+            errors.append(_err("wrong_tool", call_index=info.index, actual=info.call.name))
+        elif info.call.name in forbidden:
+            errors.append(_err("unexpected_call", call_index=info.index, actual=info.call.name))
+    return errors
+
+
+def _any_call_errors(scene: _Scene) -> list[JudgeError]:
+    """A case that takes any call of an offered tool (BFCL's relevance): the arguments are
+    not compared, yet a call to a tool in no contract, or one whose arguments do not
+    parse, is not a call of an offered tool."""
+    errors: list[JudgeError] = []
+    for info in scene.infos:
+        if info.spec is None:
+            errors.append(_err("wrong_tool", call_index=info.index, actual=info.call.name))
+        elif info.call.arguments is None and info.call.raw_arguments is not None:
+            errors.append(
+                _err(
+                    "invalid_json",
+                    call_index=info.index,
+                    actual=info.call.raw_arguments,
+                    message=info.call.parse_error,
+                )
+            )
+    return errors
+
+
+def _no_call_errors(scene: _Scene, scores: _ArgumentScores) -> list[JudgeError]:
+    """The codes of a turn that should not have called (or the control)."""
+    if scene.infos:
+        return [_err("unexpected_call", actual=[i.call.name for i in scene.infos])]
+    return _answer_without_call(scene)
+
+
+def _answer_without_call(scene: _Scene) -> list[JudgeError]:
+    """The codes of a turn with no call: a refusal, a cut or unreadable answer, or text.
+
+    Where a call was expected a refusal is ``unexpected_refusal`` and text is
+    ``missing_call``; where none was, a refusal fails only a case that expects text, and
+    ``contains_any`` is checked (the control checks it only for cases that expect text,
+    design.md, Modes)."""
+    decision, expect = scene.decision, scene.case.expect
+    if decision.kind == "refusal":
+        if scene.expects_call or expect.kind == "text":
+            return [_err("unexpected_refusal", actual=decision.refusal or decision.text)]
+        return []
+    if decision.truncated or decision.kind == "invalid":
+        return [_no_answer(decision, expects_call=scene.expects_call)]
+    if scene.expects_call:
+        return [_err("missing_call", expected=_exp_repr(scene.expected), actual=decision.text)]
+    needles = expect.contains_any if not scene.control or expect.kind == "text" else None
+    if needles and not _contains_any(decision.text, needles):
+        return [_err("text_mismatch", expected=needles, actual=decision.text)]
+    return []
+
+
+def _call_rows(scene: _Scene, scores: _ArgumentScores) -> list[CallRow]:
+    matched = scene.matched
+    rows: list[CallRow] = []
+    for info in scene.infos:
         mi = matched.get(info.index)
-        call_rows.append(
+        rows.append(
             {
                 "index": info.index,
                 "name": info.call.name,
                 "known_tool": info.spec is not None,
                 "offered": info.offered,
                 "matched_expected": mi,
-                "right_tool": mi is not None and expected[mi].tool == info.call.name,
+                "right_tool": mi is not None and scene.expected[mi].tool == info.call.name,
                 "repair": info.repair,
                 "repaired_arguments": info.repaired,
                 "repairs": info.repairs,
-                "exact": exact_flags.get(info.index),
-                "normalized": norm_flags.get(info.index),
-                "unsafe": info in unsafe,
+                "exact": scores.exact.get(info.index),
+                "normalized": scores.normalized.get(info.index),
+                "unsafe": info in scene.unsafe,
             }
         )
+    return rows
+
+
+def _metrics(scene: _Scene, scores: _ArgumentScores) -> JudgeMetrics:
+    infos = scene.infos
     called = bool(infos)
     selection: bool | None = None
-    if expects_call:
-        selection = Counter(i.call.name for i in infos) == Counter(e.tool for e in expected)
-    metrics: JudgeMetrics = {
-        "expects_call": expects_call,
+    if scene.case.expect.any_call and scene.expects_call:
+        selection = called and all(i.spec is not None and i.offered for i in infos)
+    elif scene.expects_call:
+        selection = Counter(i.call.name for i in infos) == Counter(e.tool for e in scene.expected)
+    return {
+        "expects_call": scene.expects_call,
         "called": called,
-        "decision_correct": called == expects_call,
+        "decision_correct": called == scene.expects_call,
         "tool_selection_correct": selection,
         # raw schema validity: a tool in no contract has no schema to pass
         "calls_made": sum(1 for i in infos if i.spec is not None),
         "calls_unknown_tool": sum(1 for i in infos if i.spec is None),
         "calls_schema_valid": sum(1 for i in infos if i.raw_valid),
-        "exact_denominator": exact_den,
-        "exact_correct": exact_ok,
-        "normalized_correct": norm_ok,
-        "unsafe": bool(unsafe),
-        "signature": signature(decision),
-    }
-    return {
-        "verdict": "fail" if errors else "pass",
-        "errors": errors,
-        "calls": call_rows,
-        "unsafe": bool(unsafe),
-        "flags": flags,
-        "metrics": metrics,
+        "exact_denominator": scores.denominator,
+        "exact_correct": scores.exact_correct,
+        "normalized_correct": scores.normalized_correct,
+        "unsafe": bool(scene.unsafe),
+        "signature": signature(scene.decision),
     }
 
 
-def _argument_errors(info: _CallInfo, exp: ExpectedCall, exact: bool | None) -> list[JudgeError]:
+def _argument_errors(info: CallInfo, exp: ExpectedCall, exact: bool | None) -> list[JudgeError]:
     """The codes of a call to the right tool: its arguments against schema and case."""
     ci = info.index
     if info.call.arguments is None:
@@ -389,12 +370,12 @@ def _argument_errors(info: _CallInfo, exp: ExpectedCall, exact: bool | None) -> 
         )
         for v in info.violations
     ]
-    if exp.arguments is not None and not exact:
+    if exp.names_arguments and not exact:
         out.append(
             _err(
                 "argument_mismatch",
                 call_index=ci,
-                expected=exp.arguments,
+                expected=expected_repr(exp),
                 actual=info.call.arguments,
             )
         )
@@ -405,7 +386,7 @@ def _no_answer(decision: ModelDecision, *, expects_call: bool) -> JudgeError:
     """The one code of a turn with no call and no readable text.
 
     ``invalid_json`` only where a call's raw arguments exist and do not parse (Gemini's
-    MALFORMED_FUNCTION_CALL counts as one); a cut answer is ``truncated``.
+    MALFORMED_FUNCTION_CALL counts as one, design.md); a cut answer is ``truncated``.
     Anything else (a body whose items, blocks or finish reason the adapter does not
     read, an empty body, a provider's failed status) is not the model's JSON: it is the
     absence of what the case expects, ``missing_call`` or ``text_mismatch``, and the

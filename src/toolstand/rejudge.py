@@ -18,7 +18,7 @@ from typing import IO, Any
 from toolstand.adapters import get_adapter
 from toolstand.adapters.strict import nulls_as_absent
 from toolstand.adapters.tools import recorded_nullable
-from toolstand.cases import Case, CaseFile, load_cases
+from toolstand.cases import Case, CaseFile, load_case_set
 from toolstand.contract import Contract, load_contract
 from toolstand.history import (
     HistoryLock,
@@ -30,7 +30,7 @@ from toolstand.history import (
     os_error,
     sidecar_path,
 )
-from toolstand.judge import followup_applies, judge, judge_followup
+from toolstand.judge import followup_applies, judge, judge_followup, with_turn_errors
 from toolstand.printable import visible
 from toolstand.problems import LoadError, Problem
 from toolstand.repair_turns import rejudge_repairs
@@ -72,12 +72,11 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
         out["decision"] = out["judgement"] = None
         return out
     decision = adapter.parse_decision(resp.get("body"))
-    nullable = recorded_nullable(
-        rec["api"], (rec.get("request") or {}).get("body"), contract.by_name
-    )
+    own = case.contract_for(contract)  # a case with its own tools is judged on those
+    nullable = recorded_nullable(rec["api"], (rec.get("request") or {}).get("body"), own.by_name)
     decision = nulls_as_absent(decision, nullable)  # as the live run read it
     offered = rec.get("offered_tools")
-    judgement = judge(case, decision, contract, offered_tools=offered, mode=rec.get("mode", "auto"))
+    judgement = judge(case, decision, own, offered_tools=offered, mode=rec.get("mode", "auto"))
     out["transport_error"] = None
     out["decision"] = decision.to_dict()
     second = rec.get("second_turn")
@@ -97,9 +96,7 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
                 results = [r.get("result") for r in second.get("tool_results") or []]
                 sj = judge_followup(case.followup, d2, results)
                 second.update(decision=d2.to_dict(), judgement=sj, transport_error=None)
-                judgement = judgement.copy()
-                judgement["errors"] = judgement["errors"] + sj["errors"]
-                judgement["verdict"] = "fail" if judgement["errors"] else "pass"
+                judgement = with_turn_errors(judgement, sj["errors"])
             else:
                 second.update(
                     decision=None,
@@ -142,7 +139,7 @@ def rejudge_file(
         )
     header = _first_header(source, warn)
     contract = load_contract(tools or _header_path(source, header, "contract", "--tools"))
-    casefile = load_cases(cases or _header_path(source, header, "cases", "--cases"))
+    casefile = load_case_set(cases or _header_cases(source, header))
     with HistoryLock(output):
         if output.exists() and (output.is_dir() or output.stat().st_size):
             raise LoadError([Problem(str(output), None, "$", "output exists; choose a new file")])
@@ -179,6 +176,15 @@ def _header_path(source: Path, header: dict[str, Any], key: str, flag: str) -> s
             ]
         )
     return path
+
+
+def _header_cases(source: Path, header: dict[str, Any]) -> str | list[str]:
+    """The case file, or the files of a case set, that the header names."""
+    part = header.get("cases")
+    files = part.get("files") if isinstance(part, dict) else None
+    if isinstance(files, list) and files and all(isinstance(f, str) for f in files):
+        return list(files)
+    return _header_path(source, header, "cases", "--cases")
 
 
 def _records(source: Path, warn: IO[str]) -> Iterator[tuple[int, dict[str, Any]]]:

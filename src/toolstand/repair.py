@@ -89,27 +89,40 @@ def classify(arguments: dict[str, Any], validator: Draft202012Validator) -> Repa
 # --- domain normalizers (x-normalize), used only for the normalized argument metric ---
 
 
-def _apply_rules(value: str, rules: list[str]) -> str:
+# BFCL's standardize_string: these characters go, then lower case, ' becomes "
+_BFCL_DROPPED = re.compile(r"[ ,./\-_*^]")
+
+
+def _apply_rules(value: Any, rules: list[str]) -> Any:
     for rule in rules:
-        if rule == "strip":
-            value = value.strip()
-        elif rule == "casefold":
-            value = value.casefold()
-        elif rule == "collapse_spaces":
-            value = " ".join(value.split())
+        if isinstance(value, str):
+            if rule == "strip":
+                value = value.strip()
+            elif rule == "casefold":
+                value = value.casefold()
+            elif rule == "collapse_spaces":
+                value = " ".join(value.split())
+            elif rule == "bfcl_string":
+                value = _BFCL_DROPPED.sub("", value).lower().replace("'", '"')
+        elif rule == "int_as_float" and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
     return value
 
 
 def normalize(value: Any, schema: Any) -> Any:
-    """Apply the schema's declared ``x-normalize`` rules to a value (copying)."""
+    """Apply the schema's declared ``x-normalize`` rules to a value (copying).
+
+    A member or item that has no schema of its own inherits its container's rules (a
+    BFCL ``dict`` parameter often declares no properties)."""
     if not isinstance(schema, dict):
         return value
+    declared = schema.get("x-normalize")
+    rules = [r for r in declared if isinstance(r, str)] if isinstance(declared, list) else []
+    inherited = {"x-normalize": rules} if rules else None
     if isinstance(value, dict):
         props = schema.get("properties") or {}
-        return {k: normalize(v, props.get(k)) for k, v in value.items()}
+        return {k: normalize(v, props.get(k, inherited)) for k, v in value.items()}
     if isinstance(value, list):
-        return [normalize(v, schema.get("items")) for v in value]
-    rules = schema.get("x-normalize")
-    if isinstance(value, str) and isinstance(rules, list):
-        return _apply_rules(value, [r for r in rules if isinstance(r, str)])
-    return value
+        items = schema.get("items", inherited)
+        return [normalize(v, items) for v in value]
+    return _apply_rules(value, rules)

@@ -28,7 +28,8 @@ def run_refusals(contract: Contract, contract_path: Path, casefile: CaseFile) ->
     """Files that hold nothing to run (said once, not once per case), else the errors
     `check` reports on them (its warnings stay warnings)."""
     empty = []
-    if not contract.tools:
+    own_tools = bool(casefile.cases) and all(c.tools is not None for c in casefile.cases)
+    if not contract.tools and not own_tools:
         empty.append(Problem(str(contract_path), None, "$.tools", "the contract has no tools"))
     if not casefile.cases:
         empty.append(Problem(casefile.path, None, "$", "the case file holds no case"))

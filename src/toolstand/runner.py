@@ -22,7 +22,7 @@ from typing import IO, Any
 from toolstand import __version__
 from toolstand.attempt import Target, mode_applies
 from toolstand.canonical import sha256_hex
-from toolstand.cases import Case, CaseFile, load_cases
+from toolstand.cases import Case, CaseFile, load_case_set
 from toolstand.config import Config, RunSpec
 from toolstand.contract import Contract, load_contract
 from toolstand.history import (
@@ -78,10 +78,10 @@ def load_inputs(
 ) -> Inputs:
     """Load everything a run needs; any problem is a LoadError naming file:line."""
     contract_path = Path(tools) if tools else config.resolve(config.tools)
-    cases_path = Path(cases) if cases else config.resolve(config.cases)
-    assert contract_path is not None and cases_path is not None
+    assert contract_path is not None
     contract = load_contract(contract_path)
-    casefile = load_cases(cases_path)
+    casefile = load_case_set(Path(cases) if cases else config.cases_source)
+    cases_path = Path(casefile.path)
     refused = run_refusals(contract, contract_path, casefile)
     if refused:
         raise LoadError(refused)
@@ -154,6 +154,7 @@ def header(inputs: Inputs, run_id: str, *, resumed: bool = False) -> dict[str, A
             "hash": inputs.casefile.sha256,
             "version": inputs.casefile.cases_version,
             "count": len(inputs.casefile.cases),
+            **({"files": inputs.casefile.files} if inputs.casefile.files else {}),
         },
         "prompt": {
             "version": inputs.prompt_version,

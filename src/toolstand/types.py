@@ -125,6 +125,9 @@ class Judgement(TypedDict):
     """The first turn's judgement (with the second turn's errors merged in the record)."""
 
     verdict: Verdict
+    # the verdict with each call's normalized match counted (design.md); every judgement
+    # written has it, a record judged before it existed does not (readers use .get)
+    verdict_normalized: Verdict
     errors: list[JudgeError]
     calls: list[CallRow]
     unsafe: bool

@@ -48,7 +48,7 @@ def test_a_model_lost_to_429s_and_missing_groups_fail_the_gate(base: Path, tmp_p
         "FAIL sim/m-limited/auto: transport errors in 20 of 20 attempts (100.0%; rate_limited 20),"
         " above the 20% allowed"
     ) in text
-    assert lines[-1] == "gate FAILED: 3 failure(s) above; no significant drop in 8 checks"
+    assert lines[-1] == "gate FAILED: 3 failure(s) above; no significant drop in 9 checks"
     out = io.StringIO()
     assert cmd_compare(str(base), str(cur), 0.05, True, out=out) == 1
     data = orjson.loads(out.getvalue())

@@ -18,6 +18,7 @@ from toolstand.reporting.stats import Rate, percentile
 
 METRICS: tuple[str, ...] = (
     "pass_rate",
+    "normalized_pass_rate",
     "decision_accuracy",
     "tool_selection_accuracy",
     "raw_schema_validity",
@@ -48,6 +49,8 @@ class Outcome(NamedTuple):
     exact: int
     norm: int
     unsafe: int
+    # the verdict had each call's normalized match counted (design.md: verdict_normalized)
+    norm_passed: int
     signature: Any
 
 
@@ -73,8 +76,14 @@ def outcome_vector(j: Mapping[str, Any]) -> Outcome | None:
         int(get("exact_correct") or 0),
         int(get("normalized_correct") or 0),
         bool(get("unsafe")),
+        _normalized_pass(j),
         get("signature"),
     )
+
+
+def _normalized_pass(j: Mapping[str, Any]) -> bool:
+    """verdict_normalized is pass; a record judged before it existed has its verdict."""
+    return j.get("verdict_normalized", j.get("verdict")) == "pass"
 
 
 class CaseTally:
@@ -112,6 +121,7 @@ class CaseTally:
         s, scored = self.sums, self.scored
         return {
             "pass_rate": (s.passed, scored),
+            "normalized_pass_rate": (s.norm_passed, scored),
             "decision_accuracy": (s.decision, scored),
             "tool_selection_accuracy": (s.selection, s.expects),
             "raw_schema_validity": (s.valid, s.calls),

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from toolstand.cases import Case, load_cases
+from toolstand.cases import Case, load_case_set
 from toolstand.contract import Contract, load_contract
 from toolstand.sim.personas import MODELS, PERSONAS
 from toolstand.sim.server import APIS, SimServer, sim_base_url
@@ -64,7 +64,7 @@ def banner(root: str) -> str:
 
 
 def serve_forever(
-    cases_path: str | Path,
+    cases_path: str | Path | list[str],
     contract_path: str | Path,
     host: str = "127.0.0.1",
     port: int = 0,
@@ -74,7 +74,7 @@ def serve_forever(
     retry_after_s: float = 0.0,
 ) -> None:
     """Serve until interrupted, after printing where (``toolstand sim``)."""
-    cases = load_cases(cases_path).cases
+    cases = load_case_set(cases_path).cases  # a file or a folder of *.jsonl
     contract = load_contract(contract_path)
 
     async def main() -> None:

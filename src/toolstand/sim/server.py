@@ -29,12 +29,12 @@ from toolstand.sim.http import (
     read_request,
     reset,
 )
+from toolstand.sim.imported import OwnToolsIndex
 from toolstand.sim.invent import hints_for
 from toolstand.sim.personas import MODELS, PERSONAS, careful, check_fault_rates, decide
 from toolstand.sim.repairs import repair_answer
 from toolstand.sim.turn import (
     Answer,
-    CaseIndex,
     Draws,
     ErrorKind,
     ModelRequest,
@@ -135,7 +135,7 @@ class SimServer:
         self.in_flight = 0
         self.outcomes: Counter[str] = Counter()
         self.root = ""
-        self._index = CaseIndex(cases)
+        self._index = OwnToolsIndex(cases)
         self._effects = {t.name: t.effect for t in contract.tools}
         self._hints = hints_for(contract.tools)
         self._wires: dict[str, Wire] = {
@@ -290,7 +290,7 @@ class SimServer:
             )
         turn = wire.parse(body, model)
         turn.hints = self._hints
-        case = self._index.find(turn.conversation)
+        case = self._index.find(turn.conversation, turn.tools)
         fingerprint = hashlib.blake2b(
             request.path.encode() + b"\0" + request.body, digest_size=16
         ).digest()

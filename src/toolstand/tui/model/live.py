@@ -302,10 +302,11 @@ def judge_pasted(
         view.transport_error = {"code": error.code, "message": error.message, "status": status}
         return view
     decision = adapter.parse_decision(body)
-    offered, _ = offered_tools(project.contract, case, mode)
+    offered, _ = offered_tools(case.contract_for(project.contract), case, mode)
     names = [t.name for t in offered] if offered is not None else []
     view.decision = decision.to_dict()
-    view.judgement = judge(case, decision, project.contract, offered_tools=names, mode=mode)
+    contract = case.contract_for(project.contract)
+    view.judgement = judge(case, decision, contract, offered_tools=names, mode=mode)
     return view
 
 

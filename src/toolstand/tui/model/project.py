@@ -86,7 +86,7 @@ def load_project(
         except LoadError as exc:
             problems = exc.problems
     tools_path = _under(root, tools) or (cfg.resolve(cfg.tools) if cfg else _only(root, 0))
-    cases_path = _under(root, cases) or (cfg.resolve(cfg.cases) if cfg else _only(root, 1))
+    cases_path = _under(root, cases) or (cfg.first_case_file if cfg else _only(root, 1))
     assert tools_path is not None and cases_path is not None
     contract = load_contract(tools_path)
     casefile = load_cases(cases_path, strict=False)  # raises only when unreadable

@@ -23,6 +23,7 @@ from toolstand.tui.fit import fit_id
 
 SHORT = {
     "pass_rate": "pass",
+    "normalized_pass_rate": "norm pass",
     "decision_accuracy": "decision",
     "tool_selection_accuracy": "tool sel",
     "raw_schema_validity": "schema",

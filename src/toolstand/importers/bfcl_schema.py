@@ -1,0 +1,90 @@
+"""BFCL's function descriptions as ToolSpecs: its types as JSON Schema, its names as the
+wire APIs allow them, its leniencies as declared normalizers.
+
+- Types: ``dict`` → ``object``, ``float`` → ``number``, ``tuple`` → ``array``, ``any`` →
+  no type constraint; ``string``, ``integer``, ``boolean``, ``array`` stay.
+- Names: the wire APIs allow ``^[A-Za-z0-9_-]{1,64}$``; BFCL itself sends ``.`` as ``_``
+  to the APIs that refuse dots (``math.factorial`` → ``math_factorial``); any other
+  refused character becomes ``_`` too. The original stays in ``x-bfcl-name``.
+- Normalizers: every ``string`` node declares ``bfcl_string`` (BFCL's standardize_string),
+  every ``number`` node ``int_as_float`` (BFCL accepts an int for a float); both count
+  only for the normalized result.
+- ``effect`` is ``read``: BFCL has no notion of a tool that changes state.
+- ``optional`` (a BFCL key, not JSON Schema) is dropped; ``required`` says the same.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from toolstand.contract import ToolSpec
+
+TYPE_MAP: dict[str, str | None] = {
+    "dict": "object",
+    "float": "number",
+    "tuple": "array",
+    "any": None,
+    "string": "string",
+    "integer": "integer",
+    "boolean": "boolean",
+    "array": "array",
+}
+NORMALIZER_FOR: dict[str, str] = {"string": "bfcl_string", "number": "int_as_float"}
+_DROPPED_KEYS = frozenset({"optional"})
+_REFUSED_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def wire_name(name: str) -> str:
+    """A name the wire APIs accept: ``.`` (and any other refused character) as ``_``."""
+    return _REFUSED_CHARS.sub("_", name)[:64] or "_"
+
+
+def convert_schema(schema: Any) -> Any:
+    """One BFCL parameter schema (at any depth) as JSON Schema with its normalizers."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _DROPPED_KEYS:
+            continue
+        if key == "type":
+            mapped = TYPE_MAP.get(value, value) if isinstance(value, str) else value
+            if mapped is not None:
+                out["type"] = mapped
+        elif key == "properties" and isinstance(value, dict):
+            out["properties"] = {k: convert_schema(v) for k, v in value.items()}
+        elif key == "items":
+            out["items"] = convert_schema(value)
+        else:
+            out[key] = value
+    rule = NORMALIZER_FOR.get(out.get("type", ""))
+    if rule is not None:
+        out["x-normalize"] = [rule]
+    return out
+
+
+def to_tool(function: dict[str, Any]) -> ToolSpec:
+    """One BFCL function as a ToolSpec (ValueError when it is not a BFCL function)."""
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        raise ValueError("a BFCL function has a 'name'")
+    parameters = convert_schema(function.get("parameters") or {"type": "dict", "properties": {}})
+    parameters["type"] = "object"
+    renamed = wire_name(name)
+    spec: dict[str, Any] = {
+        "name": renamed,
+        "description": str(function.get("description") or ""),
+        "parameters": parameters,
+        "effect": "read",
+    }
+    if renamed != name:
+        spec["x-bfcl-name"] = name
+    return ToolSpec.model_validate(spec)
+
+
+def schema_type(tool: ToolSpec, parameter: str) -> str | None:
+    """The JSON Schema type of one top-level parameter, if it declares one."""
+    prop = (tool.parameters.get("properties") or {}).get(parameter)
+    kind = prop.get("type") if isinstance(prop, dict) else None
+    return kind if isinstance(kind, str) else None

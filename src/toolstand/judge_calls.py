@@ -1,0 +1,157 @@
+"""One call as the judge sees it: its schema violations, its repair class, and which
+expected call it is paired with (best assignment, or by position when strict)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema.exceptions import ValidationError
+
+from toolstand.argmatch import exact_match
+from toolstand.cases import ExpectedCall
+from toolstand.contract import Contract, ToolSpec
+from toolstand.decision import ToolCall
+from toolstand.problems import json_path
+from toolstand.repair import classify
+from toolstand.types import SCHEMA_SUBCODES, RepairClass, SchemaSubcode, Violation
+
+__all__ = ["SCHEMA_SUBCODES", "CallInfo", "analyse", "match_calls", "schema_violations"]
+
+_KEYWORD_SUBCODE: dict[str, SchemaSubcode] = {
+    "required": "missing_required",
+    "additionalProperties": "additional_property",
+    "unevaluatedProperties": "additional_property",
+    "type": "wrong_type",
+    "enum": "enum",
+    "const": "enum",
+    "pattern": "pattern",
+    "minimum": "range",
+    "maximum": "range",
+    "exclusiveMinimum": "range",
+    "exclusiveMaximum": "range",
+    "multipleOf": "range",
+    "minLength": "length",
+    "maxLength": "length",
+    "minItems": "length",
+    "maxItems": "length",
+    "minProperties": "length",
+    "maxProperties": "length",
+    "format": "format",
+}
+
+
+def schema_violations(tool: ToolSpec, arguments: Any) -> list[Violation]:
+    """Every schema violation as {subcode, path, message}, the path naming the field."""
+    out = []
+    errors = sorted(tool.validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    for err in errors:
+        out.append(_violation(err))
+    return out
+
+
+def _violation(err: ValidationError) -> Violation:
+    keyword = str(err.validator)
+    parts: list[str | int] = list(err.absolute_path)
+    if keyword == "required" and isinstance(err.instance, dict):
+        missing = [r for r in err.validator_value if r not in err.instance]
+        if missing:
+            parts.append(missing[0])
+    elif keyword == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = (
+            set((err.schema.get("properties") or {}).keys())
+            if isinstance(err.schema, dict)
+            else set()
+        )
+        extra = [k for k in err.instance if k not in allowed]
+        if extra:
+            parts.append(extra[0])
+    # keywords outside the fixed list (anyOf, not, ...) are type-shape violations
+    subcode = _KEYWORD_SUBCODE.get(keyword, "wrong_type")
+    return {"subcode": subcode, "path": json_path(parts), "message": err.message}
+
+
+@dataclass
+class CallInfo:
+    index: int
+    call: ToolCall
+    spec: ToolSpec | None
+    offered: bool
+    repair: RepairClass = "invalid"
+    repaired: dict[str, Any] | None = None
+    repairs: list[dict[str, Any]] = field(default_factory=list)
+    raw_valid: bool = False
+    violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def effective_arguments(self) -> dict[str, Any] | None:
+        """The arguments after the declared repairs (the raw ones when none applied)."""
+        return self.repaired if self.repaired is not None else self.call.arguments
+
+
+def analyse(call: ToolCall, index: int, contract: Contract, offered: set[str]) -> CallInfo:
+    spec = contract.tool(call.name)
+    info = CallInfo(index, call, spec, call.name in offered)
+    if spec is None or call.arguments is None:
+        return info
+    result = classify(call.arguments, spec.validator)
+    info.repair = result.repair
+    info.raw_valid = result.repair == "raw_valid"
+    info.repaired = result.repaired
+    info.repairs = result.repairs
+    if not info.raw_valid:
+        info.violations = schema_violations(spec, call.arguments)
+    return info
+
+
+def _match_score(info: CallInfo, exp: ExpectedCall) -> int:
+    if info.call.name != exp.tool:
+        return 0
+    score = 4
+    if exp.names_arguments and info.call.arguments is not None:
+        if exact_match(info.call.arguments, exp):
+            score += 2
+        elif exact_match(info.effective_arguments, exp):
+            score += 1
+    return score
+
+
+def match_calls(
+    calls: list[CallInfo], expected: list[ExpectedCall], order: str
+) -> list[tuple[int, int]]:
+    """Pairs (call index, expected index): by position when strict, else the assignment
+    that maximizes matches (names first, then exact arguments)."""
+    n = min(len(calls), len(expected))
+    if order == "strict":
+        return [(i, i) for i in range(n)]
+    if n == 0:
+        return []
+    scores = [[_match_score(c, e) for e in expected] for c in calls]
+    best: list[tuple[int, int]] = []
+    best_score = -1
+    if len(calls) <= 7 and len(expected) <= 7:
+        if len(calls) <= len(expected):
+            for perm in itertools.permutations(range(len(expected)), len(calls)):
+                s = sum(scores[i][j] for i, j in enumerate(perm))
+                if s > best_score:
+                    best_score, best = s, list(enumerate(perm))
+        else:
+            for perm in itertools.permutations(range(len(calls)), len(expected)):
+                s = sum(scores[i][j] for j, i in enumerate(perm))
+                if s > best_score:
+                    best_score, best = s, [(i, j) for j, i in enumerate(perm)]
+        return sorted(best)
+    # large sets: greedy on descending score (rare; documented approximation)
+    cells = sorted(
+        ((scores[i][j], i, j) for i in range(len(calls)) for j in range(len(expected))),
+        reverse=True,
+    )
+    used_c: set[int] = set()
+    used_e: set[int] = set()
+    for _, i, j in cells:
+        if i not in used_c and j not in used_e:
+            best.append((i, j))
+            used_c.add(i)
+            used_e.add(j)
+    return sorted(best)

@@ -1,0 +1,100 @@
+"""How the simulator reads cases that carry their own tools and ``accept`` lists (BFCL).
+
+The personas answer from ``expect.arguments``; here an ``accept`` expectation becomes
+the arguments a careful model would give: for each parameter the first acceptable value
+that its schema allows (BFCL lists ``None`` for some defaults, which no schema-valid call
+can send), a parameter that may be omitted and has no such value left out. A case that
+takes any call names its first own tool, so careful calls it. Cases are found by
+conversation *and* offered tools (names and parameter names): BFCL asks one question
+with different functions in different categories (417 of its 3,491 questions repeat).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolstand.cases import Case, Expectation, ExpectedCall
+from toolstand.contract import ToolSpec, validator_for
+from toolstand.sim.turn import CaseIndex
+
+Conversation = tuple[tuple[str, str], ...]
+# each offered tool as (name, its parameter names): what every wire keeps of a tool
+Signature = frozenset[tuple[str, frozenset[str]]]
+
+
+def signature(tools: dict[str, dict[str, Any]]) -> Signature:
+    """The offered tools' names and parameter names (descriptions do not cross every wire)."""
+    return frozenset(
+        (name, frozenset((schema.get("properties") or {}) if isinstance(schema, dict) else {}))
+        for name, schema in tools.items()
+    )
+
+
+def careful_arguments(exp: ExpectedCall, tool: ToolSpec | None) -> dict[str, Any] | None:
+    """The arguments careful sends for an expected call (its own for ``arguments``)."""
+    if exp.accept is None:
+        return exp.arguments
+    props = (tool.parameters.get("properties") or {}) if tool is not None else {}
+    omissible = set(exp.may_omit or [])
+    out: dict[str, Any] = {}
+    for name, values in exp.accept.items():
+        schema = props.get(name)
+        valid = [v for v in values if schema is None or validator_for(schema).is_valid(v)]
+        if valid:
+            out[name] = valid[0]
+        elif name not in omissible:
+            out[name] = values[0]
+    return out
+
+
+def sim_view(case: Case) -> Case:
+    """The case as the personas read it: ``accept`` as concrete arguments."""
+    if case.tools is None:
+        return case
+    tools = {t.name: t for t in case.tools}
+    expect = case.expect
+    if expect.any_call and case.tools:
+        view = Expectation(kind="tool_call", tool=case.tools[0].name)
+    elif expect.kind == "tool_call" and (expect.accept is not None or expect.calls):
+        calls = [
+            ExpectedCall(tool=c.tool, arguments=careful_arguments(c, tools.get(c.tool)))
+            for c in expect.expected_calls
+        ]
+        view = expect.model_copy(
+            update={
+                "calls": calls,
+                "tool": None,
+                "arguments": None,
+                "accept": None,
+                "may_omit": None,
+            }
+        )
+    else:
+        return case
+    return case.model_copy(update={"expect": view})
+
+
+class OwnToolsIndex:
+    """Cases by conversation and offered tool names; the rest as CaseIndex finds them."""
+
+    def __init__(self, cases: list[Case]) -> None:
+        self._plain = CaseIndex([c for c in cases if c.tools is None])
+        self._own: dict[tuple[Conversation, Signature], Case] = {}
+        self._own_by_text: dict[Conversation, Case] = {}  # when no tool was sent
+        for case in cases:
+            if case.tools is not None:
+                key = tuple((m["role"], m["content"].strip()) for m in case.conversation)
+                tools = signature({t.name: t.parameters for t in case.tools})
+                view = sim_view(case)
+                self._own.setdefault((key, tools), view)
+                self._own_by_text.setdefault(key, view)
+
+    def find(self, conversation: Conversation, offered: dict[str, dict[str, Any]]) -> Case | None:
+        """The case asked: by conversation and offered tools, else by conversation."""
+        if self._own:
+            case = self._own.get((conversation, signature(offered)))
+            if case is None and not offered:
+                case = self._own_by_text.get(conversation)
+            if case is not None:
+                return case
+        return self._plain.find(conversation)

@@ -1,0 +1,203 @@
+"""`toolstand import bfcl` on small BFCL-format files written for the tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import bfcl_fixtures as fx
+import orjson
+import pytest
+
+from toolstand.cases import load_case_set
+from toolstand.cli import main
+from toolstand.importers.bfcl import check_categories, import_category
+from toolstand.importers.bfcl_schema import convert_schema, to_tool
+from toolstand.importers.bfcl_source import CATEGORIES, open_source
+from toolstand.problems import LoadError
+
+
+def imported(tmp_path: Path) -> dict[str, dict[str, Any]]:
+    source = open_source(str(fx.write_folder(tmp_path / "data")))
+    return {c["id"]: c for cat in CATEGORIES for c in import_category(source, cat)}
+
+
+def test_bfcl_types_become_json_schema_with_declared_normalizers() -> None:
+    plot = to_tool(fx.PLOT)
+    assert plot.parameters["type"] == "object"
+    points = plot.parameters["properties"]["points"]
+    assert points["type"] == "array"
+    assert points["items"]["type"] == "array"  # tuple
+    assert points["items"]["items"] == {"type": "number", "x-normalize": ["int_as_float"]}
+    assert "type" not in plot.parameters["properties"]["style"]  # any: no constraint
+    assert plot.parameters["properties"]["labels"]["items"] == {
+        "type": "string",
+        "x-normalize": ["bfcl_string"],
+    }
+    nested = convert_schema(fx.ORDER["parameters"])["properties"]["new_preferences"]
+    assert nested["type"] == "object"
+    assert nested["properties"]["size"]["x-normalize"] == ["bfcl_string"]
+    hypot = to_tool(fx.HYPOT).parameters["properties"]["z"]
+    assert hypot == {"type": "number", "x-normalize": ["int_as_float"]}  # "optional" dropped
+    assert plot.effect == "read"
+
+
+def test_dotted_names_are_renamed_in_tools_and_answers_with_the_original_kept(
+    tmp_path: Path,
+) -> None:
+    cases = imported(tmp_path)
+    (tool,) = cases["simple_python_1"]["tools"]
+    assert tool["name"] == "math_factorial" and tool["x-bfcl-name"] == "math.factorial"
+    assert cases["simple_python_1"]["expect"]["tool"] == "math_factorial"
+    (kept,) = cases["simple_python_0"]["tools"]
+    assert kept["name"] == "calculate_triangle_area" and "x-bfcl-name" not in kept
+    assert [c["tool"] for c in cases["parallel_multiple_0"]["expect"]["calls"]] == [
+        "weather_get",
+        "math_factorial",
+    ]
+
+
+def test_possible_answers_become_accept_and_may_omit(tmp_path: Path) -> None:
+    cases = imported(tmp_path)
+    tri = cases["simple_python_0"]["expect"]
+    assert tri["accept"] == {"base": [10], "height": [5], "unit": ["units"]}
+    assert tri["may_omit"] == ["unit"]
+    plot = cases["simple_python_3"]["expect"]
+    assert "style" not in plot["accept"]  # only "": may be left out, no value accepted
+    assert plot["may_omit"] == ["style", "labels"]
+    assert plot["accept"]["points"] == [[[1.0, 2.0], [3.0, 4.0]]]
+    assert plot["accept"]["labels"] == [["a", "b"]]
+
+
+def test_nested_dict_answers_expand_into_the_dicts_they_accept(tmp_path: Path) -> None:
+    order = imported(tmp_path)["live_simple_0-0-0"]["expect"]
+    assert order["accept"]["new_preferences"] == [
+        {"size": "large", "milk_type": "coconut"},
+        {"size": "large", "milk_type": "coconut milk"},
+    ]
+    assert order["accept"]["extras"] == [[{"name": "foam"}], [{"name": "milk foam"}]]
+    assert order["may_omit"] == ["extras"]
+
+
+def test_each_category_kind_has_its_expectation(tmp_path: Path) -> None:
+    cases = imported(tmp_path)
+    assert len(cases) == 14
+    par = cases["parallel_0"]["expect"]
+    assert par["order"] == "any" and [c["accept"] for c in par["calls"]] == [
+        {"number": [5]},
+        {"number": [6]},
+    ]
+    assert cases["irrelevance_0"]["expect"] == {"kind": "text", "must_not_call": True}
+    assert cases["live_irrelevance_0-0-0"]["expect"] == {"kind": "text", "must_not_call": True}
+    assert cases["live_relevance_0-0-0"]["expect"] == {"kind": "tool_call"}
+    assert cases["multiple_0"]["expect"]["tool"] == "weather_get"
+    assert [t["name"] for t in cases["multiple_0"]["tools"]] == ["weather_get", "math_factorial"]
+    assert cases["live_parallel_0-0-0"]["expect"]["calls"][1]["accept"] == {"city": ["Quito"]}
+
+
+def test_a_system_message_goes_before_the_first_user_message(tmp_path: Path) -> None:
+    msgs = imported(tmp_path)["live_simple_0-0-0"]["messages"]
+    assert msgs == [
+        {
+            "role": "user",
+            "content": "You take orders.\n\nA large latte with coconut milk, order 42.",
+        }
+    ]
+
+
+def test_a_wheel_reads_as_the_folder_does(tmp_path: Path) -> None:
+    folder = imported(tmp_path)
+    source = open_source(str(fx.write_wheel(tmp_path)))
+    assert source.version == "2099.1.1"
+    wheel = {c["id"]: c for cat in CATEGORIES for c in import_category(source, cat)}
+    source.close()
+    assert wheel == folder
+
+
+def test_refused_and_unknown_categories_say_why() -> None:
+    with pytest.raises(LoadError) as exc:
+        check_categories(["simple_java", "multi_turn_base", "nonsense"])
+    messages = [p.message for p in exc.value.problems]
+    assert "simple_java: not imported: answers are Java source" in messages[0]
+    assert "multi-turn" in messages[1]
+    assert messages[2].startswith("unknown 'nonsense'; allowed: simple_python, multiple")
+    assert check_categories(None) == list(CATEGORIES)
+
+
+def test_installed_is_refused_when_the_package_is_absent() -> None:
+    with pytest.raises(LoadError, match="bfcl_eval package is not importable"):
+        open_source("installed")
+
+
+def test_import_check_run_report_end_to_end_on_the_simulator(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wheel = fx.write_wheel(tmp_path)
+    out = tmp_path / "bfcl"
+    assert main(["import", "bfcl", str(wheel), "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [f"{c}.jsonl" for c in CATEGORIES] + ["config.json", "contract.json"]
+    )
+    first = orjson.loads((out / "parallel.jsonl").read_bytes().splitlines()[0])
+    assert first == {"cases_version": "bfcl-2099.1.1"}
+    assert load_case_set(out).cases_version == "bfcl-2099.1.1"
+    capsys.readouterr()
+    args = ["check", "--tools", str(out / "contract.json"), "--cases", str(out)]
+    assert main(args) == 0
+    history = tmp_path / "run.jsonl"
+    assert main(["run", "--config", str(out / "config.json"), "--output", str(history)]) == 0
+    records = [orjson.loads(line) for line in history.read_bytes().splitlines()]
+    attempts = [r for r in records if r["type"] == "attempt"]
+    assert len(attempts) == 14
+    assert {r["case_id"]: r["judgement"]["verdict"] for r in attempts} == dict.fromkeys(
+        imported(tmp_path / "again"), "pass"
+    )
+    assert all(r["judgement"]["verdict_normalized"] == "pass" for r in attempts)
+    capsys.readouterr()
+    assert main(["report", str(history), "--json"]) == 0
+    (result,) = orjson.loads(capsys.readouterr().out)["results"]
+    assert result["normalized_pass_rate"]["numerator"] == 14
+    assert result["pass_rate"]["denominator"] == 14
+    # the import refuses to overwrite what it wrote
+    assert main(["import", "bfcl", str(wheel), "--out", str(out)]) == 2
+
+
+def test_installed_reads_the_importable_package_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "site" / "bfcl_eval"
+    fx.write_folder(package / "data")
+    (package / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    source = open_source("installed")
+    assert source.folder == package / "data"
+    cases = import_category(source, "parallel")
+    assert [c["id"] for c in cases] == ["parallel_0"]
+
+
+def test_an_imported_run_rejudges_to_the_same_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "bfcl"
+    assert main(["import", "bfcl", str(fx.write_wheel(tmp_path)), "--out", str(out)]) == 0
+    config = orjson.loads((out / "config.json").read_bytes())
+    config["runs"][0]["model"] = "sim-sloppy"  # some fail: the verdicts say something
+    config["repetitions"] = 3
+    (out / "config.json").write_bytes(orjson.dumps(config))
+    history, again = tmp_path / "h.jsonl", tmp_path / "again.jsonl"
+    assert main(["run", "--config", str(out / "config.json"), "--output", str(history)]) == 0
+    capsys.readouterr()
+    assert main(["rejudge", str(history), "--output", str(again)]) == 0
+    assert "0 attempts changed verdict" in capsys.readouterr().err
+
+    def verdicts(path: Path) -> list[tuple[str, str, str]]:
+        records = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+        return [
+            (r["case_id"], r["judgement"]["verdict"], r["judgement"]["verdict_normalized"])
+            for r in records
+            if r["type"] == "attempt" and r["judgement"]
+        ]
+
+    before = verdicts(history)
+    assert before == verdicts(again)
+    assert {v for _, v, _ in before} == {"pass", "fail"}
