@@ -28,7 +28,7 @@ demo: $(BIN)/toolstand
 	$(BIN)/toolstand run --config config.example.json --output runs/demo.jsonl
 	$(BIN)/toolstand report runs/demo.jsonl
 
-# The repair comparison (design.md, Repair turn): sim-sloppy's invalid first calls
+# The repair comparison (README, "Repair turns"): sim-sloppy's invalid first calls
 # answered with each of the four feedback styles, up to three repair turns, offline.
 demo-repair: $(BIN)/toolstand
 	rm -f runs/demo-repair.jsonl
