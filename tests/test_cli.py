@@ -8,7 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from toolstand.cli import _parser, main
+from toolstand.cli import main
+from toolstand.cli_parser import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,7 +97,7 @@ def test_the_real_provider_example_loads_and_names_its_keys(
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:
-    parser = _parser()
+    parser = build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return dict(sub.choices)
 

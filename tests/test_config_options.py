@@ -11,7 +11,7 @@ import orjson
 import pytest
 from test_runner import go, make_inputs, read, sim
 
-from toolstand.cli import _parser
+from toolstand.cli_parser import build_parser
 from toolstand.config import OPTIONS_BY_API, parse_config
 from toolstand.problems import LoadError
 
@@ -129,7 +129,7 @@ def test_options_shape_the_request_and_are_recorded_in_the_header(tmp_path: Path
 
 
 def test_run_help_and_readme_name_every_option_with_its_apis() -> None:
-    parser = _parser()
+    parser = build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     run = sub.choices["run"]
     text = " ".join(run.format_help().split())
