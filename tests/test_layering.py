@@ -79,3 +79,15 @@ def test_every_module_imports_on_its_own() -> None:
     ).stdout.split("\n", 1)
     assert int(out[0]) > 80
     assert out[1].strip() == ""
+
+
+def test_the_run_path_imports_no_command_line_client_of_httpx() -> None:
+    # click is installed beside import-linter and mcp; httpx would then import its CLI
+    probe = (
+        "import toolstand.cli, toolstand.runner, sys; "
+        "print(sorted(m for m in ('rich', 'click', 'pygments') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert out == "[]"
