@@ -165,6 +165,8 @@ def test_check_and_sim_take_their_files_from_the_config(
     assert "config.json, config.example.json" in err
     assert main(["sim", "--port", "1"]) == 2
     assert "give --tools and --cases" in capsys.readouterr().err
+    assert main(["contract", "export", "--to", "openai"]) == 2
+    assert "--tools: $: give --tools, or a config naming it" in capsys.readouterr().err
     # the config.example.json of the current folder names them
     monkeypatch.chdir(ROOT)
     assert main(["check", "--quiet"]) == 0

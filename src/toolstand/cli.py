@@ -15,8 +15,20 @@ if TYPE_CHECKING:
     from toolstand.config import Config
     from toolstand.types import Mode
 
-# the configs `check` and `sim` read their contract and cases from when not told
-DEFAULT_CONFIGS = ("config.json", "config.example.json")
+
+def _default_config(given: str | None, field: str, options: str, pronoun: str) -> Config:
+    """The config --config names, else config.json or config.example.json in the current
+    folder; none is a LoadError asking for the options instead."""
+    from toolstand.config import DEFAULT_CONFIGS, find_config, load_config
+
+    path = find_config(Path("."), given)
+    if path is None:
+        message = (
+            f"give {options}, or a config naming {pronoun} "
+            f"(--config; none of {', '.join(DEFAULT_CONFIGS)} is in the current folder)"
+        )
+        raise LoadError([Problem(field, None, "$", message)])
+    return load_config(path)
 
 
 def contract_and_cases(args: argparse.Namespace) -> tuple[str, str | list[str]]:
@@ -24,16 +36,7 @@ def contract_and_cases(args: argparse.Namespace) -> tuple[str, str | list[str]]:
     config.json or config.example.json in the current folder). No file is a default."""
     if args.tools is not None and args.cases is not None:
         return args.tools, args.cases
-    from toolstand.config import load_config
-
-    path = args.config or next((n for n in DEFAULT_CONFIGS if Path(n).is_file()), None)
-    if path is None:
-        message = (
-            "give --tools and --cases, or a config naming them "
-            f"(--config; none of {', '.join(DEFAULT_CONFIGS)} is in the current folder)"
-        )
-        raise LoadError([Problem("--tools/--cases", None, "$", message)])
-    config = load_config(path)
+    config = _default_config(args.config, "--tools/--cases", "--tools and --cases", "them")
     source = config.cases_source  # a file, a folder, or a list of files
     cases = [_shown(p) for p in source] if isinstance(source, list) else _shown(source)
     return args.tools or _shown(config.resolve(config.tools)), args.cases or cases
@@ -58,16 +61,7 @@ def cmd_contract(args: argparse.Namespace) -> int:
 
 def _config_contract(config: str | None) -> str:
     """The contract the config names (--config, else config.json or config.example.json)."""
-    from toolstand.config import load_config
-
-    path = config or next((n for n in DEFAULT_CONFIGS if Path(n).is_file()), None)
-    if path is None:
-        message = (
-            "give --tools, or a config naming it "
-            f"(--config; none of {', '.join(DEFAULT_CONFIGS)} is in the current folder)"
-        )
-        raise LoadError([Problem("--tools", None, "$", message)])
-    loaded = load_config(path)
+    loaded = _default_config(config, "--tools", "--tools", "it")
     return _shown(loaded.resolve(loaded.tools))
 
 

@@ -341,3 +341,15 @@ def parse_config(text: str | bytes, file: str = "<config>", folder: Path | None 
 
 def load_config(path: str | Path) -> Config:
     return parse_config(read_file(path), str(path), Path(path).resolve().parent)
+
+
+# where a command or the TUI finds its config when none is named, in this order
+DEFAULT_CONFIGS = ("config.json", "config.example.json")
+
+
+def find_config(root: Path, given: str | None) -> Path | None:
+    """The config named (relative to root), else config.json, else config.example.json in
+    root, else None."""
+    if given is not None:
+        return Path(given) if Path(given).is_absolute() else root / given
+    return next((root / n for n in DEFAULT_CONFIGS if (root / n).is_file()), None)

@@ -12,11 +12,10 @@ from pathlib import Path
 
 from toolstand.canonical import sha256_hex
 from toolstand.cases import CaseFile, load_cases
-from toolstand.config import Config, load_config
+from toolstand.config import Config, find_config, load_config
 from toolstand.contract import Contract, load_contract
 from toolstand.problems import LoadError, Problem
 
-DEFAULT_CONFIGS = ("config.json", "config.example.json")
 # without a usable config: the one file of each kind in the project's folders
 LAYOUT = (("contracts", "*.json", "--tools"), ("cases", "*.jsonl", "--cases"))
 
@@ -49,16 +48,6 @@ def _under(root: Path, path: str | None) -> Path | None:
         return None
     p = Path(path)
     return p if p.is_absolute() else root / p
-
-
-def find_config(root: Path, given: str | None) -> Path | None:
-    """The config named, else config.json, else config.example.json, else none."""
-    if given is not None:
-        return _under(root, given)
-    for name in DEFAULT_CONFIGS:
-        if (root / name).is_file():
-            return root / name
-    return None
 
 
 def _only(root: Path, kind: int) -> Path:
