@@ -5,6 +5,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
+
+def probe(code: str) -> str:
+    """What ``code`` prints, run in a fresh interpreter (nothing imported before it)."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
 CHECK = (
     "import toolstand.cli, toolstand.runner, toolstand.attempt, toolstand.judge, "
     "toolstand.casefile_edit; import sys; "
@@ -13,31 +21,25 @@ CHECK = (
 
 
 def test_core_imports_no_textual() -> None:
-    out = subprocess.run(
-        [sys.executable, "-c", CHECK], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    out = probe(CHECK)
     assert out == "False"
 
 
 def test_the_check_can_fail() -> None:
     # the same probe sees Textual once the TUI is imported, so the test above means something
-    probe = CHECK.replace("toolstand.casefile_edit;", "toolstand.casefile_edit, toolstand.tui.app;")
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    code = CHECK.replace("toolstand.casefile_edit;", "toolstand.casefile_edit, toolstand.tui.app;")
+    out = probe(code)
     assert out == "True"
 
 
 def test_the_tuis_own_model_modules_import_no_textual() -> None:
     # what the screens show is computed without Textual, so it can be tested without it
-    probe = (
+    code = (
         "import toolstand.tui.model.draft, toolstand.tui.model.templates, toolstand.tui.model.case_rows, "
         "toolstand.tui.model.verdicts, toolstand.tui.model.live, toolstand.tui.model.project; import sys; "
         "print(any(m.startswith('textual') for m in sys.modules))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    out = probe(code)
     assert out == "False"
 
 
@@ -60,7 +62,7 @@ def test_every_core_module_is_under_the_import_contract() -> None:
 
 def test_every_module_imports_on_its_own() -> None:
     # an import cycle hides when another module happens to be imported first
-    probe = (
+    code = (
         "import importlib, pkgutil, sys, toolstand\n"
         "names = [m.name for m in pkgutil.walk_packages(toolstand.__path__, 'toolstand.')"
         "         if not m.name.endswith('__main__')]\n"
@@ -72,22 +74,19 @@ def test_every_module_imports_on_its_own() -> None:
         "        importlib.import_module(name)\n"
         "    except Exception as exc:\n"
         "        bad.append(f'{name}: {exc!r}')\n"
-        "print(len(names)); print('\\n'.join(bad))\n"
+        "print(len(names)); print(*bad, sep='\\n')\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout.split("\n", 1)
-    assert int(out[0]) > 80
-    assert out[1].strip() == ""
+    count, *bad = probe(code).splitlines()
+    assert int(count) > 80
+    assert bad == []
 
 
 def test_the_run_path_imports_no_command_line_client_of_httpx() -> None:
     # click is installed beside import-linter and mcp; httpx would then import its CLI
-    probe = (
+    code = (
         "import toolstand.cli, toolstand.runner, sys; "
+        "import importlib.util; assert importlib.util.find_spec('click'), 'no click: proves nothing'; "
         "print(sorted(m for m in ('rich', 'click', 'pygments') if m in sys.modules))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    out = probe(code)
     assert out == "[]"
