@@ -120,6 +120,19 @@ def test_a_server_that_fails_to_start_is_a_clean_error(tmp_path: Path, cli: Cli)
     assert not out.exists()
 
 
+def test_a_server_that_never_answers_is_refused_after_the_timeout(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolstand.importers import mcp
+
+    monkeypatch.setattr(mcp, "TIMEOUT", 1.0)
+    out = tmp_path / "silent.json"
+    ran = cli("contract", "import", "--name", "s", "--version", "1", "--out", str(out),
+              "--mcp", "--", sys.executable, "-c", "import time; time.sleep(60)")  # fmt: skip
+    assert ran.code == 2 and "did not answer tools/list within 1 s" in ran.err
+    assert not out.exists()
+
+
 def test_without_the_sdk_the_command_says_how_to_install_it(
     tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
