@@ -133,6 +133,15 @@ def test_a_server_that_never_answers_is_refused_after_the_timeout(
     assert not out.exists()
 
 
+def test_a_server_printing_garbage_is_a_clean_error(tmp_path: Path, cli: Cli) -> None:
+    out = tmp_path / "garbage.json"
+    script = "print('\\x1b[2J not json'); import sys; sys.stdout.flush()"
+    ran = cli("contract", "import", "--name", "s", "--version", "1", "--out", str(out),
+              "--mcp", "--", sys.executable, "-c", script)  # fmt: skip
+    assert ran.code == 2 and "MCP server failed" in ran.err
+    assert "\x1b" not in ran.err and not out.exists()
+
+
 def test_without_the_sdk_the_command_says_how_to_install_it(
     tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
