@@ -199,3 +199,15 @@ def test_escapes_in_a_sources_description_reach_the_terminal_spelled_out(
         '"\\u001b]0;owned\\u0007Search\\x9b2J"\n'
     )
     assert not any(c in ran.out + ran.err for c in "\x1b\x07\x9b")
+
+
+def test_a_source_naming_a_tool_twice_is_refused_not_matched(tmp_path: Path, cli: Cli) -> None:
+    tools = [{"name": "search", "description": "Search.", "input_schema": SCHEMA}]
+    src = tmp_path / "tools.json"
+    src.write_text(json.dumps(tools), encoding="utf-8")
+    out = tmp_path / "c.json"
+    assert cli("contract", "import", "--from", "anthropic", str(src), "--name", "c", "--version", "1",
+               "--out", str(out), "--effect", "search=read").code == 0  # fmt: skip
+    src.write_text(json.dumps(tools * 2), encoding="utf-8")
+    ran = cli("check", "--tools", str(out), "--against", str(src), "--from", "anthropic")
+    assert ran.code == 2 and "$[1].name: duplicate tool name 'search'" in ran.err

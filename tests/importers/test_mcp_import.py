@@ -171,13 +171,19 @@ def test_a_recorded_listing_converts_without_the_sdk() -> None:
             {"name": "b", "inputSchema": {"type": "object"}},
             {"name": "c", "inputSchema": "nope"},
             {"name": "d.e", "inputSchema": {"type": "object"}},
+            {"name": "a", "inputSchema": {"type": "object"}},
         ],
     )
     got = listing_tools(listing, "rec")
     assert [t["name"] for t in got.tools] == ["a", "b"]
     assert got.tools[0]["x-mcp"] == {"readOnlyHint": True} and got.tools[1]["description"] == ""
-    assert [e.path for e in got.errors] == ["$.tools[2].inputSchema", "$.tools[3].name"]
+    assert [e.path for e in got.errors] == [
+        "$.tools[2].inputSchema",
+        "$.tools[3].name",
+        "$.tools[4].name",
+    ]
     assert "letters, digits, _ and -" in got.errors[1].message
+    assert "duplicate tool name 'a'" in got.errors[2].message
     assert "has no description" in got.warnings[0].message
 
 

@@ -129,6 +129,22 @@ def test_broken_tool_json_names_file_line_and_path() -> None:
         parse_provider_tools('"tools"', "openai", "o.json")
 
 
+def test_a_name_given_twice_is_an_error_naming_the_source(tmp_path: Path, cli: Cli) -> None:
+    twice = [ANTHROPIC[0], {**ANTHROPIC[0], "description": "Again."}]
+    src = tmp_path / "tools.json"
+    src.write_text(json.dumps(twice, indent=1), encoding="utf-8")
+    text = src.read_text(encoding="utf-8")
+    (error,) = parse_provider_tools(text, "anthropic", "a.json").errors
+    assert error.path == "$[1].name" and error.line is not None
+    assert text.splitlines()[error.line - 1].strip() == '"name": "get_weather",'
+    assert "duplicate tool name 'get_weather'" in error.message
+    out = tmp_path / "c.json"
+    ran = cli("contract", "import", "--from", "anthropic", str(src), "--name", "w", "--version", "1",
+              "--out", str(out))  # fmt: skip
+    assert ran.code == 2 and f"{src}:{error.line}: $[1].name: duplicate tool name" in ran.err
+    assert not out.exists()
+
+
 def test_server_tools_and_custom_tools_are_skipped_with_a_warning() -> None:
     data = [*ANTHROPIC, {"type": "web_search_20250305", "name": "web_search"}]
     got = parse_provider_tools(json.dumps(data), "anthropic", "a.json")

@@ -133,7 +133,7 @@ def listing_tools(listing: Listing, where: str) -> SourceTools:
     for i, tool in enumerate(listing.tools):
         name = tool.get("name")
         path = f"$.tools[{i}]"
-        wrong = name_problem(name)
+        wrong = name_problem(name, out.tools)
         if wrong is not None:
             out.errors.append(Problem(where, None, f"{path}.name", wrong))
             continue

@@ -34,12 +34,14 @@ EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
-def name_problem(name: Any) -> str | None:
-    """Why ``name`` cannot name a contract's tool, or None."""
+def name_problem(name: Any, read: list[RawTool]) -> str | None:
+    """Why ``name`` cannot name a contract's tool beside the tools ``read`` so far, or None."""
     if not isinstance(name, str) or not name:
         return "a tool needs a non-empty string 'name'"
     if not NAME.match(name):
         return f"{name!r} cannot name a tool here: letters, digits, _ and -, at most 64"
+    if any(tool["name"] == name for tool in read):
+        return f"duplicate tool name {name!r}: a contract's tools have distinct names"
     return None
 
 
@@ -75,7 +77,7 @@ class _Reader:
                 self.warn((*parts, key), f"'{key}' has no place in a contract; not imported")
 
     def add(self, parts: Parts, name: Any, description: Any, params: Any, where: str) -> None:
-        wrong = name_problem(name)
+        wrong = name_problem(name, self.out.tools)
         if wrong is not None:
             self.problem((*parts, "name"), wrong)
             return
