@@ -26,6 +26,7 @@ from toolstand.cases import Case
 from toolstand.contract import ToolSpec
 from toolstand.importers.bfcl_schema import schema_type, to_tool, wire_name
 from toolstand.importers.bfcl_source import CATEGORIES, REFUSED, BfclSource
+from toolstand.importers.build import write_new
 from toolstand.problems import LoadError, Problem
 
 PARALLEL = frozenset({"parallel", "parallel_multiple", "live_parallel", "live_parallel_multiple"})
@@ -220,18 +221,12 @@ def write_import(source: BfclSource, out: Path, categories: list[str]) -> Import
     for category, cases in lines.items():
         body = [orjson.dumps({"cases_version": version})] if source.version != "unknown" else []
         body += [orjson.dumps(c) for c in cases]
-        _write(out / f"{category}.jsonl", b"\n".join(body) + b"\n")
+        write_new(out / f"{category}.jsonl", b"\n".join(body) + b"\n")
         result.counts[category] = len(cases)
         result.renamed += sum(1 for c in cases for t in c["tools"] if "x-bfcl-name" in t)
     # the cases bring their own tools: the contract only names what they came from
     contract = {"name": "bfcl", "version": source.version, "tools": []}
-    _write(out / "contract.json", orjson.dumps(contract, option=orjson.OPT_INDENT_2) + b"\n")
+    write_new(out / "contract.json", orjson.dumps(contract, option=orjson.OPT_INDENT_2) + b"\n")
     config = config_for("contract.json")
-    _write(out / "config.json", orjson.dumps(config, option=orjson.OPT_INDENT_2) + b"\n")
+    write_new(out / "config.json", orjson.dumps(config, option=orjson.OPT_INDENT_2) + b"\n")
     return result
-
-
-def _write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
