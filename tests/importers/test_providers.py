@@ -197,6 +197,19 @@ def test_import_defaults_to_execute_and_names_each_defaulted_tool(tmp_path: Path
     assert ran.code == 2 and "already exists; not overwritten" in ran.err
 
 
+def test_an_out_path_that_cannot_be_written_is_a_clean_error(tmp_path: Path, cli: Cli) -> None:
+    src = write(tmp_path / "tools.json", ANTHROPIC)
+    argv = ("contract", "import", "--from", "anthropic", src, "--name", "w", "--version", "1")
+    folder = tmp_path / "a_folder"
+    folder.mkdir()
+    ran = cli(*argv, "--out", str(folder), "--force")
+    assert ran.code == 2 and f"{folder}: $: cannot write: Is a directory" in ran.err
+    assert list(folder.iterdir()) == [] and not list(tmp_path.glob(".*.tmp"))
+    below_a_file = tmp_path / "tools.json" / "c.json"
+    ran = cli(*argv, "--out", str(below_a_file))
+    assert ran.code == 2 and f"{below_a_file}: $: cannot write:" in ran.err
+
+
 def test_effect_flags_set_effects_and_refuse_unknown_tools(tmp_path: Path, cli: Cli) -> None:
     src = write(tmp_path / "tools.json", ANTHROPIC)
     out = str(tmp_path / "c.json")

@@ -8,6 +8,7 @@ direction — and the warning lists every tool that was defaulted that way.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -113,12 +114,22 @@ def build_contract(
 
 
 def write_new(path: Path, data: bytes, *, force: bool = False) -> None:
-    """Write through a temporary file; an existing file is kept unless ``force``."""
+    """Write through a temporary file; an existing file is kept unless ``force``. A path
+    that cannot be written is a LoadError naming it."""
     if path.exists() and not force:
-        raise LoadError(
-            [Problem(str(path), None, "$", "already exists; not overwritten (use --force)")]
-        )
-    path.parent.mkdir(parents=True, exist_ok=True)
+        raise _exists(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise LoadError([Problem(str(path), None, "$", f"cannot write: {exc.strerror}")]) from None
+
+
+def _exists(path: Path) -> LoadError:
+    return LoadError(
+        [Problem(str(path), None, "$", "already exists; not overwritten (use --force)")]
+    )
