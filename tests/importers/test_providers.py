@@ -210,6 +210,16 @@ def test_an_out_path_that_cannot_be_written_is_a_clean_error(tmp_path: Path, cli
     assert ran.code == 2 and f"{below_a_file}: $: cannot write:" in ran.err
 
 
+def test_force_overwrites_an_existing_contract(tmp_path: Path, cli: Cli) -> None:
+    src = write(tmp_path / "tools.json", ANTHROPIC)
+    out = tmp_path / "c.json"
+    out.write_text("an older contract", encoding="utf-8")
+    ran = cli("contract", "import", "--from", "anthropic", src, "--name", "w", "--version", "2",
+              "--out", str(out), "--force")  # fmt: skip
+    assert ran.code == 0 and load_contract(out).version == "2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "tools.json"]
+
+
 def test_effect_flags_set_effects_and_refuse_unknown_tools(tmp_path: Path, cli: Cli) -> None:
     src = write(tmp_path / "tools.json", ANTHROPIC)
     out = str(tmp_path / "c.json")
