@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from toolstand.contract import load_contract
+from toolstand.importers.build import write_new
 from toolstand.importers.providers import parse_provider_tools
 from toolstand.problems import LoadError
 
@@ -218,6 +219,18 @@ def test_force_overwrites_an_existing_contract(tmp_path: Path, cli: Cli) -> None
               "--out", str(out), "--force")  # fmt: skip
     assert ran.code == 0 and load_contract(out).version == "2"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "tools.json"]
+
+
+def test_a_file_another_process_made_after_the_check_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "c.json"
+    out.write_bytes(b"theirs")
+    with monkeypatch.context() as m:
+        m.setattr(Path, "exists", lambda self: False)  # as if written just after the check
+        with pytest.raises(LoadError, match="already exists; not overwritten"):
+            write_new(out, b"ours")
+    assert out.read_bytes() == b"theirs" and [p.name for p in tmp_path.iterdir()] == ["c.json"]
 
 
 def test_effect_flags_set_effects_and_refuse_unknown_tools(tmp_path: Path, cli: Cli) -> None:

@@ -114,19 +114,35 @@ def build_contract(
 
 
 def write_new(path: Path, data: bytes, *, force: bool = False) -> None:
-    """Write through a temporary file; an existing file is kept unless ``force``. A path
-    that cannot be written is a LoadError naming it."""
+    """Write through a temporary file; an existing file is kept unless ``force``, also
+    one another process made meanwhile. A path that cannot be written is a LoadError."""
     if path.exists() and not force:
         raise _exists(path)
-    tmp = path.with_name(f".{path.name}.tmp")
+    # this process's own: two imports writing at once never share a temporary file
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp.write_bytes(data)
-        os.replace(tmp, path)
+        if force:
+            os.replace(tmp, path)
+        elif not _placed_new(tmp, path):
+            raise _exists(path)
     except OSError as exc:
+        raise LoadError([Problem(str(path), None, "$", f"cannot write: {exc.strerror}")]) from None
+    finally:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
-        raise LoadError([Problem(str(path), None, "$", f"cannot write: {exc.strerror}")]) from None
+
+
+def _placed_new(tmp: Path, path: Path) -> bool:
+    """``tmp`` put at ``path`` unless a file is there (made since the check); False then."""
+    try:
+        os.link(tmp, path)  # unlike a rename, refuses an existing file
+    except FileExistsError:
+        return False
+    except OSError:  # a file system without hard links: the check before is all there is
+        os.replace(tmp, path)
+    return True
 
 
 def _exists(path: Path) -> LoadError:
