@@ -146,6 +146,26 @@ def test_a_name_given_twice_is_an_error_naming_the_source(tmp_path: Path, cli: C
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (b"", "not JSON: Input is a zero-length, empty document"),
+        (b"nope\x1b[2J", "not JSON:"),
+        (b"\xff\xfe", "not UTF-8 text: byte 1"),
+    ],
+)
+def test_an_empty_or_unreadable_tool_file_is_refused(
+    tmp_path: Path, cli: Cli, data: bytes, said: str
+) -> None:
+    src = tmp_path / "tools.json"
+    src.write_bytes(data)
+    out = tmp_path / "c.json"
+    ran = cli("contract", "import", "--from", "openai", str(src), "--name", "w", "--version", "1",
+              "--out", str(out))  # fmt: skip
+    assert ran.code == 2 and f"{src}:1: $: {said}" in ran.err
+    assert "\x1b" not in ran.err and not out.exists()
+
+
 def test_server_tools_and_custom_tools_are_skipped_with_a_warning() -> None:
     data = [*ANTHROPIC, {"type": "web_search_20250305", "name": "web_search"}]
     got = parse_provider_tools(json.dumps(data), "anthropic", "a.json")
