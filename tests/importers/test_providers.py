@@ -184,37 +184,14 @@ def write(path: Path, data: Any) -> str:
 def test_import_defaults_to_execute_and_names_each_defaulted_tool(tmp_path: Path, cli: Cli) -> None:
     src = write(tmp_path / "tools.json", OPENAI_CHAT)
     out = tmp_path / "c.json"
-    ran = cli(
-        "contract",
-        "import",
-        "--from",
-        "openai",
-        src,
-        "--name",
-        "w",
-        "--version",
-        "1",
-        "--out",
-        str(out),
-    )
+    argv = ("contract", "import", "--from", "openai", src, "--name", "w", "--version", "1")
+    ran = cli(*argv, "--out", str(out))
     assert ran.code == 0 and ran.out.strip() == str(out)
     assert "effect defaulted to execute (state-changing) for: get_weather, book_table" in ran.err
     contract = load_contract(out)
     assert [t.effect for t in contract.tools] == ["execute", "execute"]
     assert contract.source is not None and contract.source["kind"] == "openai"
-    ran = cli(
-        "contract",
-        "import",
-        "--from",
-        "openai",
-        src,
-        "--name",
-        "w",
-        "--version",
-        "1",
-        "--out",
-        str(out),
-    )
+    ran = cli(*argv, "--out", str(out))
     assert ran.code == 2 and "already exists; not overwritten" in ran.err
 
 
