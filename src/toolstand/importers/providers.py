@@ -16,14 +16,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 from toolstand.importers.gemini_schema import from_gemini_schema
 from toolstand.jsonpos import line_index, line_of
 from toolstand.problems import LoadError, Problem, json_document, json_path, read_file
-
-ProviderApi = Literal["openai", "anthropic", "gemini"]
-PROVIDER_APIS: tuple[str, ...] = get_args(ProviderApi)
 
 Parts = tuple[str | int, ...]
 # an imported tool before its effect is known: name, description, parameters (+ x-mcp)
