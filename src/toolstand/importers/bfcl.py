@@ -70,7 +70,9 @@ def messages(question: Any) -> list[dict[str, str]]:
     """BFCL's first (only) turn as user/assistant messages, a system text put before
     the first user message."""
     turn = question[0] if isinstance(question, list) and question else []
-    system = [m["content"] for m in turn if m.get("role") == "system"]
+    if not isinstance(turn, list) or not all(isinstance(m, dict) for m in turn):
+        raise ValueError("question: a turn is a list of {role, content} objects")
+    system = [str(m["content"]) for m in turn if m.get("role") == "system"]
     out = [
         {"role": m["role"], "content": str(m.get("content") or "")}
         for m in turn
@@ -133,6 +135,24 @@ def expected_call(name: str, params: dict[str, list[Any]], tool: ToolSpec | None
     return {"tool": wire_name(name), "accept": accept, "may_omit": may_omit}
 
 
+def _truth_calls(truth: Any) -> list[tuple[str, dict[str, list[Any]]]]:
+    """BFCL's ground truth as (function, {parameter: acceptable values}) pairs; a
+    ValueError when it has another shape (a string of values would be read as letters)."""
+    if not isinstance(truth, list | None):
+        raise ValueError("ground_truth: a list of {function: {parameter: [values]}}")
+    out = []
+    for item in truth or []:
+        if not isinstance(item, dict):
+            raise ValueError("ground_truth: each item is {function: {parameter: [values]}}")
+        for name, params in item.items():
+            if not isinstance(params, dict) or not all(
+                isinstance(v, list) for v in params.values()
+            ):
+                raise ValueError(f"ground_truth: {name}: each parameter lists its values")
+            out.append((name, params))
+    return out
+
+
 def expectation(
     category: str, truth: list[dict[str, Any]] | None, tools: list[ToolSpec]
 ) -> dict[str, Any]:
@@ -142,7 +162,7 @@ def expectation(
     if category in ANY_CALL:
         return {"kind": "tool_call"}
     by_name = {t.bfcl_name or t.name: t for t in tools}
-    calls = [expected_call(n, p, by_name.get(n)) for item in truth or [] for n, p in item.items()]
+    calls = [expected_call(n, p, by_name.get(n)) for n, p in _truth_calls(truth)]
     if category in PARALLEL or len(calls) != 1:
         return {"kind": "tool_call", "calls": calls, "order": "any"}
     return {"kind": "tool_call", **calls[0]}
