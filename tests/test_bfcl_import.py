@@ -246,3 +246,9 @@ def test_a_system_text_that_is_not_a_string_is_kept_as_text(tmp_path: Path) -> N
     source = open_source(_one_entry(tmp_path / "data", question, [{"f": {"a": ["x"]}}]))
     (case,) = import_category(source, "simple_python")
     assert case["messages"] == [{"role": "user", "content": "7\n\nhi"}]
+
+
+@pytest.mark.parametrize("parameters", ["x", {"type": "dict", "properties": [1]}])
+def test_a_function_whose_parameters_are_no_object_is_refused(parameters: Any) -> None:
+    with pytest.raises(ValueError, match="f: 'parameters' is an object, its 'properties' one too"):
+        to_tool({"name": "f", "parameters": parameters})
