@@ -283,6 +283,13 @@ def test_gemini_defs_and_refs_become_dollar_defs_and_refs() -> None:
     }
 
 
+def test_a_gemini_type_list_holding_an_object_is_kept_not_a_crash() -> None:
+    odd = {"type": [{}], "enum": ["1"]}
+    decl = {"name": "f", "parameters": {"type": "OBJECT", "properties": {"a": odd}}}
+    got = parse_provider_tools(json.dumps([decl]), "gemini", "g.json")
+    assert got.tools[0]["parameters"]["properties"]["a"] == odd
+
+
 def test_one_source_at_a_time_and_urls_that_are_urls(tmp_path: Path, cli: Cli) -> None:
     src = write(tmp_path / "tools.json", OPENAI_CHAT)
     base = [
