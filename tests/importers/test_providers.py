@@ -290,6 +290,18 @@ def test_a_gemini_type_list_holding_an_object_is_kept_not_a_crash() -> None:
     assert got.tools[0]["parameters"]["properties"]["a"] == odd
 
 
+def test_a_schema_the_contract_refuses_names_the_unwritten_file_by_path(
+    tmp_path: Path, cli: Cli
+) -> None:
+    bad = [{**ANTHROPIC[0], "input_schema": {"type": "object", "properties": {"a": {"type": 3}}}}]
+    src = write(tmp_path / "tools.json", bad)
+    out = tmp_path / "c.json"
+    ran = cli("contract", "import", "--from", "anthropic", src, "--name", "w", "--version", "1",
+              "--out", str(out))  # fmt: skip
+    assert ran.code == 2 and not out.exists()
+    assert f"{out} (not written): $.tools[0].parameters.properties.a.type: " in ran.err
+
+
 def test_one_source_at_a_time_and_urls_that_are_urls(tmp_path: Path, cli: Cli) -> None:
     src = write(tmp_path / "tools.json", OPENAI_CHAT)
     base = [

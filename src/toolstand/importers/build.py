@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,12 @@ def build_contract(
     record = {**source.source, "imported_version": version, "hash": source_hash(source.tools)}
     data = {"name": name, "version": version, "tools": tools, "x-source": record}
     text = orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
-    contract = parse_contract(text, out)
+    try:
+        contract = parse_contract(text, out)
+    except LoadError as exc:
+        # nothing was written: the paths mean something to the user, the lines do not
+        unwritten = f"{out} (not written)"
+        raise LoadError([replace(p, file=unwritten, line=None) for p in exc.problems]) from None
     return contract, text, [*source.warnings, *warnings]
 
 
