@@ -252,3 +252,14 @@ def test_a_system_text_that_is_not_a_string_is_kept_as_text(tmp_path: Path) -> N
 def test_a_function_whose_parameters_are_no_object_is_refused(parameters: Any) -> None:
     with pytest.raises(ValueError, match="f: 'parameters' is an object, its 'properties' one too"):
         to_tool({"name": "f", "parameters": parameters})
+
+
+def test_an_id_given_twice_is_refused_rather_than_written(tmp_path: Path) -> None:
+    root = Path(_one_entry(tmp_path / "data", ASKED, [{"f": {"a": ["x"]}}]))
+    questions = root / "BFCL_v4_simple_python.json"
+    questions.write_bytes(questions.read_bytes() * 2)
+    with pytest.raises(LoadError) as caught:
+        import_category(open_source(str(root)), "simple_python")
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.path) == (2, "$.id")
+    assert problem.message == "duplicate id 'simple_python_0' (first on line 1)"

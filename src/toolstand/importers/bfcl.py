@@ -197,7 +197,12 @@ def import_category(source: BfclSource, category: str) -> list[dict[str, Any]]:
             raise LoadError([Problem(source.label, None, "$", f"no possible_answer/{name}")])
         answers = {a["id"]: a.get("ground_truth") for a in found}
     cases = []
+    first: dict[str, int] = {}
     for number, entry in enumerate(entries, start=1):
+        seen = first.setdefault(entry["id"], number)
+        if seen != number:
+            message = f"duplicate id {entry['id']!r} (first on line {seen})"
+            raise LoadError([Problem(f"{source.label}: {name}", number, "$.id", message)])
         try:
             cases.append(to_case(category, entry, answers.get(entry["id"])))
         except (ValueError, KeyError, TypeError) as exc:
