@@ -133,6 +133,17 @@ def test_a_server_that_never_answers_is_refused_after_the_timeout(
     assert not out.exists()
 
 
+def test_escapes_in_the_servers_name_are_spelled_out(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHOP_SERVER_NAME", "shop\x1b]0;owned\x07")
+    out = tmp_path / "named.json"
+    ran = cli("contract", "import", "--name", "s", "--version", "1", "--out", str(out),
+              "--mcp", "--", *SERVER, "--page-size", "50")  # fmt: skip
+    assert ran.code == 0 and "MCP server shop\\x1b]0;owned\\x07 2.0.1: 5 tools" in ran.err
+    assert "\x1b" not in ran.err and "\x07" not in ran.err
+
+
 def test_a_server_printing_garbage_is_a_clean_error(tmp_path: Path, cli: Cli) -> None:
     out = tmp_path / "garbage.json"
     script = "print('\\x1b[2J not json'); import sys; sys.stdout.flush()"
