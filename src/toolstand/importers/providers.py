@@ -123,12 +123,15 @@ def _anthropic(r: _Reader, item: dict[str, Any], parts: Parts) -> None:
     )
 
 
+_DECLARATIONS_KEYS = ("functionDeclarations", "function_declarations")
+
+
 def _gemini(r: _Reader, item: dict[str, Any], parts: Parts) -> None:
-    decls = item.get("functionDeclarations", item.get("function_declarations"))
+    key = next((k for k in _DECLARATIONS_KEYS if k in item), _DECLARATIONS_KEYS[-1])
+    decls = item.get(key)
     if decls is None and "name" in item:  # a bare declaration
         _gemini_declaration(r, item, parts)
         return
-    key = "functionDeclarations" if "functionDeclarations" in item else "function_declarations"
     if not isinstance(decls, list):
         r.warn(parts, "a Tool without functionDeclarations (a built-in tool); skipped")
         return
