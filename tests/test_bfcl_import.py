@@ -263,3 +263,12 @@ def test_an_id_given_twice_is_refused_rather_than_written(tmp_path: Path) -> Non
     (problem,) = caught.value.problems
     assert (problem.line, problem.path) == (2, "$.id")
     assert problem.message == "duplicate id 'simple_python_0' (first on line 1)"
+
+
+def test_a_refused_entry_is_named_by_its_line_past_blank_lines(tmp_path: Path) -> None:
+    root = Path(_one_entry(tmp_path / "data", [["hi"]], [{"f": {"a": ["x"]}}]))
+    questions = root / "BFCL_v4_simple_python.json"
+    questions.write_bytes(b"\n\n" + questions.read_bytes())
+    with pytest.raises(LoadError) as caught:
+        import_category(open_source(str(root)), "simple_python")
+    assert caught.value.problems[0].line == 3

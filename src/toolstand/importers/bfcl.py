@@ -195,18 +195,18 @@ def import_category(source: BfclSource, category: str) -> list[dict[str, Any]]:
         found = source.entries(f"possible_answer/{name}")
         if found is None:
             raise LoadError([Problem(source.label, None, "$", f"no possible_answer/{name}")])
-        answers = {a["id"]: a.get("ground_truth") for a in found}
+        answers = {a["id"]: a.get("ground_truth") for _, a in found}
     cases = []
+    where = f"{source.label}: {name}"
     first: dict[str, int] = {}
-    for number, entry in enumerate(entries, start=1):
+    for number, entry in entries:
         seen = first.setdefault(entry["id"], number)
         if seen != number:
             message = f"duplicate id {entry['id']!r} (first on line {seen})"
-            raise LoadError([Problem(f"{source.label}: {name}", number, "$.id", message)])
+            raise LoadError([Problem(where, number, "$.id", message)])
         try:
             cases.append(to_case(category, entry, answers.get(entry["id"])))
         except (ValueError, KeyError, TypeError) as exc:
-            where = f"{source.label}: {name}"
             raise LoadError([Problem(where, number, "$", f"{entry['id']}: {exc}")]) from None
     return cases
 
