@@ -246,6 +246,9 @@ def test_effect_flags_set_effects_and_refuse_unknown_tools(tmp_path: Path, cli: 
     ran = cli("contract", "import", "--from", "anthropic", src, "--name", "w", "--version", "1", "--out",
               str(tmp_path / "d.json"), "--effect", "get_weather=harmless")  # fmt: skip
     assert ran.code == 2 and "EFFECT one of read, prepare, execute" in ran.err
+    ran = cli("contract", "import", "--from", "anthropic", src, "--name", "w", "--version", "1", "--out",
+              str(tmp_path / "d.json"), "--effect", "get_weather=read", "get_weather=execute")  # fmt: skip
+    assert ran.code == 2 and "'get_weather' is given read and execute: give one effect" in ran.err
     assert not (tmp_path / "d.json").exists()
 
 

@@ -25,7 +25,8 @@ from toolstand.types import EFFECTS
 
 
 def parse_effects(items: list[str]) -> dict[str, str]:
-    """``--effect name=execute ...`` as {tool: effect}; a malformed item is refused."""
+    """``--effect name=execute ...`` as {tool: effect}; a malformed item, or two effects
+    for one tool, is refused."""
     out: dict[str, str] = {}
     for item in items:
         name, sep, effect = item.partition("=")
@@ -40,7 +41,9 @@ def parse_effects(items: list[str]) -> dict[str, str]:
                     )
                 ]
             )
-        out[name] = effect
+        if out.setdefault(name, effect) != effect:
+            message = f"{name!r} is given {out[name]} and {effect}: give one effect"
+            raise LoadError([Problem("--effect", None, "$", message)])
     return out
 
 
