@@ -323,6 +323,8 @@ def test_one_source_at_a_time_and_urls_that_are_urls(tmp_path: Path, cli: Cli) -
     assert ran.code == 2 and "not an http(s) URL with a host" in ran.err
     ran = cli(*base, "--from", "openai")
     assert ran.code == 2 and "give the openai tool JSON file" in ran.err
+    ran = cli("check", "--quiet", "--from", "anthropic")  # not a lint that ignores the flag
+    assert ran.code == 2 and "give the anthropic tool JSON file" in ran.err
 
 
 def test_a_command_after_dashes_goes_only_with_a_server_flag(cli: Cli) -> None:
