@@ -201,3 +201,74 @@ def test_an_imported_run_rejudges_to_the_same_verdicts(
     before = verdicts(history)
     assert before == verdicts(again)
     assert {v for _, v, _ in before} == {"pass", "fail"}
+
+
+def _one_entry(root: Path, question: Any, truth: Any) -> str:
+    """A data folder whose simple_python holds one entry with ``question`` and ``truth``."""
+    function = {
+        "name": "f",
+        "parameters": {"type": "dict", "properties": {"a": {"type": "string"}}},
+    }
+    entry = {"id": "simple_python_0", "question": question, "function": [function]}
+    (root / "possible_answer").mkdir(parents=True)
+    (root / "BFCL_v4_simple_python.json").write_bytes(orjson.dumps(entry) + b"\n")
+    answer = {"id": "simple_python_0", "ground_truth": truth}
+    (root / "possible_answer" / "BFCL_v4_simple_python.json").write_bytes(orjson.dumps(answer))
+    return str(root)
+
+
+ASKED = [[{"role": "user", "content": "hi"}]]
+
+
+@pytest.mark.parametrize(
+    ("question", "truth", "said"),
+    [
+        (ASKED, [{"f": {"a": "xyz"}}], "ground_truth: f: each parameter lists its values"),
+        (ASKED, [{"f": ["xyz"]}], "ground_truth: f: each parameter lists its values"),
+        (ASKED, [["f"]], "ground_truth: each item is {function: {parameter: [values]}}"),
+        (ASKED, {"f": 1}, "ground_truth: a list of {function: {parameter: [values]}}"),
+        ([["hi"]], [{"f": {"a": ["x"]}}], "question: a turn is a list of {role, content} objects"),
+        (ASKED[0], [{"f": {"a": ["x"]}}], "question: a turn is a list of {role, content} objects"),
+    ],
+)
+def test_an_entry_of_another_shape_is_refused_naming_it(
+    tmp_path: Path, question: Any, truth: Any, said: str
+) -> None:
+    source = open_source(_one_entry(tmp_path / "data", question, truth))
+    with pytest.raises(LoadError) as caught:
+        import_category(source, "simple_python")
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.message) == (1, f"simple_python_0: {said}")
+
+
+def test_a_system_text_that_is_not_a_string_is_kept_as_text(tmp_path: Path) -> None:
+    question = [[{"role": "system", "content": 7}, {"role": "user", "content": "hi"}]]
+    source = open_source(_one_entry(tmp_path / "data", question, [{"f": {"a": ["x"]}}]))
+    (case,) = import_category(source, "simple_python")
+    assert case["messages"] == [{"role": "user", "content": "7\n\nhi"}]
+
+
+@pytest.mark.parametrize("parameters", ["x", {"type": "dict", "properties": [1]}])
+def test_a_function_whose_parameters_are_no_object_is_refused(parameters: Any) -> None:
+    with pytest.raises(ValueError, match="f: 'parameters' is an object, its 'properties' one too"):
+        to_tool({"name": "f", "parameters": parameters})
+
+
+def test_an_id_given_twice_is_refused_rather_than_written(tmp_path: Path) -> None:
+    root = Path(_one_entry(tmp_path / "data", ASKED, [{"f": {"a": ["x"]}}]))
+    questions = root / "BFCL_v4_simple_python.json"
+    questions.write_bytes(questions.read_bytes() * 2)
+    with pytest.raises(LoadError) as caught:
+        import_category(open_source(str(root)), "simple_python")
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.path) == (2, "$.id")
+    assert problem.message == "duplicate id 'simple_python_0' (first on line 1)"
+
+
+def test_a_refused_entry_is_named_by_its_line_past_blank_lines(tmp_path: Path) -> None:
+    root = Path(_one_entry(tmp_path / "data", [["hi"]], [{"f": {"a": ["x"]}}]))
+    questions = root / "BFCL_v4_simple_python.json"
+    questions.write_bytes(b"\n\n" + questions.read_bytes())
+    with pytest.raises(LoadError) as caught:
+        import_category(open_source(str(root)), "simple_python")
+    assert caught.value.problems[0].line == 3

@@ -92,7 +92,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.server_command and not args.mcp:
         message = "a command after -- goes with --against-mcp"
         raise LoadError([Problem("--", None, "$", message)])
-    if args.mcp or args.mcp_url or args.source_file:
+    # --from alone is a drift check lacking its file, not a lint that ignores the flag
+    if args.mcp or args.mcp_url or args.source_file or args.api:
         from toolstand.importers.commands import cmd_check_drift
 
         # the drift's contract is seldom the config's one: its cases only when named

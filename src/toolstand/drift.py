@@ -90,13 +90,11 @@ def compare(contract: Contract, source: list[RawTool], *, annotated: bool) -> li
         if tool is None:
             out.append(Drift(spec.name, json_path(base), "removed from the source"))
             continue
-        if spec.description != tool["description"]:
-            message = f"changed: {_show(spec.description)} → {_show(tool['description'])}"
-            out.append(Drift(spec.name, json_path((*base, "description")), message))
-        for parts, message in _diff(
+        changes = _diff(spec.description, tool["description"], (*base, "description"))
+        changes += _diff(
             _public(spec.parameters), _public(tool["parameters"]), (*base, "parameters")
-        ):
-            out.append(Drift(spec.name, json_path(parts), message))
+        )
+        out += [Drift(spec.name, json_path(parts), message) for parts, message in changes]
         if annotated:
             out += _effect_drift(spec.name, spec.effect, spec.mcp, tool.get("x-mcp"), base)
     known = set(contract.by_name)

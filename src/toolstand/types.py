@@ -13,6 +13,9 @@ from typing import Any, Literal, NotRequired, TypedDict, get_args
 
 Api = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
 APIS: tuple[Api, ...] = get_args(Api)
+# the tool JSON `contract import --from` reads: OpenAI's two forms are one
+ProviderApi = Literal["openai", "anthropic", "gemini"]
+PROVIDER_APIS: tuple[ProviderApi, ...] = get_args(ProviderApi)
 
 Mode = Literal["auto", "forced", "no_tools", "reversed"]
 MODES: tuple[Mode, ...] = get_args(Mode)

@@ -174,3 +174,40 @@ def test_drift_against_a_providers_tool_file(tmp_path: Path, cli: Cli) -> None:
     assert (
         ran.code == 1 and ran.out == 'search: $.tools[0].parameters.required: changed: ["q"] → []\n'
     )
+
+
+def test_escapes_in_a_sources_description_reach_the_terminal_spelled_out(
+    tmp_path: Path, cli: Cli
+) -> None:
+    tools = [{"name": "search", "description": "Search.", "input_schema": SCHEMA}]
+    src = tmp_path / "tools.json"
+    src.write_text(json.dumps(tools), encoding="utf-8")
+    out = tmp_path / "c.json"
+    assert cli("contract", "import", "--from", "anthropic", str(src), "--name", "c", "--version", "1",
+               "--out", str(out), "--effect", "search=read").code == 0  # fmt: skip
+    tools[0]["description"] = "\x1b]0;owned\x07Search\x9b2J"
+    tools.append({"name": "x\x1b[2J", "description": "", "input_schema": SCHEMA})
+    src.write_text(json.dumps(tools), encoding="utf-8")
+    ran = cli("check", "--tools", str(out), "--against", str(src), "--from", "anthropic")
+    assert ran.code == 2 and "'x\\x1b[2J' cannot name a tool here" in ran.err
+    tools.pop()
+    src.write_text(json.dumps(tools), encoding="utf-8")
+    ran = cli("check", "--tools", str(out), "--against", str(src), "--from", "anthropic")
+    assert ran.code == 1
+    assert ran.out == (
+        'search: $.tools[0].description: changed: "Search." → '
+        '"\\u001b]0;owned\\u0007Search\\x9b2J"\n'
+    )
+    assert not any(c in ran.out + ran.err for c in "\x1b\x07\x9b")
+
+
+def test_a_source_naming_a_tool_twice_is_refused_not_matched(tmp_path: Path, cli: Cli) -> None:
+    tools = [{"name": "search", "description": "Search.", "input_schema": SCHEMA}]
+    src = tmp_path / "tools.json"
+    src.write_text(json.dumps(tools), encoding="utf-8")
+    out = tmp_path / "c.json"
+    assert cli("contract", "import", "--from", "anthropic", str(src), "--name", "c", "--version", "1",
+               "--out", str(out), "--effect", "search=read").code == 0  # fmt: skip
+    src.write_text(json.dumps(tools * 2), encoding="utf-8")
+    ran = cli("check", "--tools", str(out), "--against", str(src), "--from", "anthropic")
+    assert ran.code == 2 and "$[1].name: duplicate tool name 'search'" in ran.err

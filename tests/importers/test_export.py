@@ -66,3 +66,10 @@ def test_export_takes_run_options_and_a_subset(cli: Cli, contract: Contract, roo
         "contract", "export", "--to", "gemini", "--tools", path, "--option", "gemini_schema=x"
     )
     assert ran.code == 2 and "$.gemini_schema" in ran.err
+
+
+@pytest.mark.parametrize("only", ["", " , "])
+def test_an_only_that_names_no_tool_is_refused(cli: Cli, root: object, only: str) -> None:
+    path = f"{root}/contracts/delivery_tools.json"
+    ran = cli("contract", "export", "--to", "anthropic", "--tools", path, "--only", only)
+    assert ran.code == 2 and ran.out == "" and f"--only: $: names no tool (got {only!r})" in ran.err

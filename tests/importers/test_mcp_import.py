@@ -120,6 +120,39 @@ def test_a_server_that_fails_to_start_is_a_clean_error(tmp_path: Path, cli: Cli)
     assert not out.exists()
 
 
+def test_a_server_that_never_answers_is_refused_after_the_timeout(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolstand.importers import mcp
+
+    monkeypatch.setattr(mcp, "TIMEOUT", 1.0)
+    out = tmp_path / "silent.json"
+    ran = cli("contract", "import", "--name", "s", "--version", "1", "--out", str(out),
+              "--mcp", "--", sys.executable, "-c", "import time; time.sleep(60)")  # fmt: skip
+    assert ran.code == 2 and "did not answer tools/list within 1 s" in ran.err
+    assert not out.exists()
+
+
+def test_escapes_in_the_servers_name_are_spelled_out(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SHOP_SERVER_NAME", "shop\x1b]0;owned\x07")
+    out = tmp_path / "named.json"
+    ran = cli("contract", "import", "--name", "s", "--version", "1", "--out", str(out),
+              "--mcp", "--", *SERVER, "--page-size", "50")  # fmt: skip
+    assert ran.code == 0 and "MCP server shop\\x1b]0;owned\\x07 2.0.1: 5 tools" in ran.err
+    assert "\x1b" not in ran.err and "\x07" not in ran.err
+
+
+def test_a_server_printing_garbage_is_a_clean_error(tmp_path: Path, cli: Cli) -> None:
+    out = tmp_path / "garbage.json"
+    script = "print('\\x1b[2J not json'); import sys; sys.stdout.flush()"
+    ran = cli("contract", "import", "--name", "s", "--version", "1", "--out", str(out),
+              "--mcp", "--", sys.executable, "-c", script)  # fmt: skip
+    assert ran.code == 2 and "MCP server failed" in ran.err
+    assert "\x1b" not in ran.err and not out.exists()
+
+
 def test_without_the_sdk_the_command_says_how_to_install_it(
     tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -149,13 +182,19 @@ def test_a_recorded_listing_converts_without_the_sdk() -> None:
             {"name": "b", "inputSchema": {"type": "object"}},
             {"name": "c", "inputSchema": "nope"},
             {"name": "d.e", "inputSchema": {"type": "object"}},
+            {"name": "a", "inputSchema": {"type": "object"}},
         ],
     )
     got = listing_tools(listing, "rec")
     assert [t["name"] for t in got.tools] == ["a", "b"]
     assert got.tools[0]["x-mcp"] == {"readOnlyHint": True} and got.tools[1]["description"] == ""
-    assert [e.path for e in got.errors] == ["$.tools[2].inputSchema", "$.tools[3].name"]
+    assert [e.path for e in got.errors] == [
+        "$.tools[2].inputSchema",
+        "$.tools[3].name",
+        "$.tools[4].name",
+    ]
     assert "letters, digits, _ and -" in got.errors[1].message
+    assert "duplicate tool name 'a'" in got.errors[2].message
     assert "has no description" in got.warnings[0].message
 
 

@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from toolstand.contract import load_contract
+from toolstand.importers.build import write_new
 from toolstand.importers.providers import parse_provider_tools
 from toolstand.problems import LoadError
 
@@ -129,6 +130,42 @@ def test_broken_tool_json_names_file_line_and_path() -> None:
         parse_provider_tools('"tools"', "openai", "o.json")
 
 
+def test_a_name_given_twice_is_an_error_naming_the_source(tmp_path: Path, cli: Cli) -> None:
+    twice = [ANTHROPIC[0], {**ANTHROPIC[0], "description": "Again."}]
+    src = tmp_path / "tools.json"
+    src.write_text(json.dumps(twice, indent=1), encoding="utf-8")
+    text = src.read_text(encoding="utf-8")
+    (error,) = parse_provider_tools(text, "anthropic", "a.json").errors
+    assert error.path == "$[1].name" and error.line is not None
+    assert text.splitlines()[error.line - 1].strip() == '"name": "get_weather",'
+    assert "duplicate tool name 'get_weather'" in error.message
+    out = tmp_path / "c.json"
+    ran = cli("contract", "import", "--from", "anthropic", str(src), "--name", "w", "--version", "1",
+              "--out", str(out))  # fmt: skip
+    assert ran.code == 2 and f"{src}:{error.line}: $[1].name: duplicate tool name" in ran.err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (b"", "not JSON: Input is a zero-length, empty document"),
+        (b"nope\x1b[2J", "not JSON:"),
+        (b"\xff\xfe", "not UTF-8 text: byte 1"),
+    ],
+)
+def test_an_empty_or_unreadable_tool_file_is_refused(
+    tmp_path: Path, cli: Cli, data: bytes, said: str
+) -> None:
+    src = tmp_path / "tools.json"
+    src.write_bytes(data)
+    out = tmp_path / "c.json"
+    ran = cli("contract", "import", "--from", "openai", str(src), "--name", "w", "--version", "1",
+              "--out", str(out))  # fmt: skip
+    assert ran.code == 2 and f"{src}:1: $: {said}" in ran.err
+    assert "\x1b" not in ran.err and not out.exists()
+
+
 def test_server_tools_and_custom_tools_are_skipped_with_a_warning() -> None:
     data = [*ANTHROPIC, {"type": "web_search_20250305", "name": "web_search"}]
     got = parse_provider_tools(json.dumps(data), "anthropic", "a.json")
@@ -147,38 +184,50 @@ def write(path: Path, data: Any) -> str:
 def test_import_defaults_to_execute_and_names_each_defaulted_tool(tmp_path: Path, cli: Cli) -> None:
     src = write(tmp_path / "tools.json", OPENAI_CHAT)
     out = tmp_path / "c.json"
-    ran = cli(
-        "contract",
-        "import",
-        "--from",
-        "openai",
-        src,
-        "--name",
-        "w",
-        "--version",
-        "1",
-        "--out",
-        str(out),
-    )
+    argv = ("contract", "import", "--from", "openai", src, "--name", "w", "--version", "1")
+    ran = cli(*argv, "--out", str(out))
     assert ran.code == 0 and ran.out.strip() == str(out)
     assert "effect defaulted to execute (state-changing) for: get_weather, book_table" in ran.err
     contract = load_contract(out)
     assert [t.effect for t in contract.tools] == ["execute", "execute"]
     assert contract.source is not None and contract.source["kind"] == "openai"
-    ran = cli(
-        "contract",
-        "import",
-        "--from",
-        "openai",
-        src,
-        "--name",
-        "w",
-        "--version",
-        "1",
-        "--out",
-        str(out),
-    )
+    ran = cli(*argv, "--out", str(out))
     assert ran.code == 2 and "already exists; not overwritten" in ran.err
+
+
+def test_an_out_path_that_cannot_be_written_is_a_clean_error(tmp_path: Path, cli: Cli) -> None:
+    src = write(tmp_path / "tools.json", ANTHROPIC)
+    argv = ("contract", "import", "--from", "anthropic", src, "--name", "w", "--version", "1")
+    folder = tmp_path / "a_folder"
+    folder.mkdir()
+    ran = cli(*argv, "--out", str(folder), "--force")
+    assert ran.code == 2 and f"{folder}: $: cannot write: Is a directory" in ran.err
+    assert list(folder.iterdir()) == [] and not list(tmp_path.glob(".*.tmp"))
+    below_a_file = tmp_path / "tools.json" / "c.json"
+    ran = cli(*argv, "--out", str(below_a_file))
+    assert ran.code == 2 and f"{below_a_file}: $: cannot write:" in ran.err
+
+
+def test_force_overwrites_an_existing_contract(tmp_path: Path, cli: Cli) -> None:
+    src = write(tmp_path / "tools.json", ANTHROPIC)
+    out = tmp_path / "c.json"
+    out.write_text("an older contract", encoding="utf-8")
+    ran = cli("contract", "import", "--from", "anthropic", src, "--name", "w", "--version", "2",
+              "--out", str(out), "--force")  # fmt: skip
+    assert ran.code == 0 and load_contract(out).version == "2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json", "tools.json"]
+
+
+def test_a_file_another_process_made_after_the_check_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "c.json"
+    out.write_bytes(b"theirs")
+    with monkeypatch.context() as m:
+        m.setattr(Path, "exists", lambda self: False)  # as if written just after the check
+        with pytest.raises(LoadError, match="already exists; not overwritten"):
+            write_new(out, b"ours")
+    assert out.read_bytes() == b"theirs" and [p.name for p in tmp_path.iterdir()] == ["c.json"]
 
 
 def test_effect_flags_set_effects_and_refuse_unknown_tools(tmp_path: Path, cli: Cli) -> None:
@@ -197,6 +246,9 @@ def test_effect_flags_set_effects_and_refuse_unknown_tools(tmp_path: Path, cli: 
     ran = cli("contract", "import", "--from", "anthropic", src, "--name", "w", "--version", "1", "--out",
               str(tmp_path / "d.json"), "--effect", "get_weather=harmless")  # fmt: skip
     assert ran.code == 2 and "EFFECT one of read, prepare, execute" in ran.err
+    ran = cli("contract", "import", "--from", "anthropic", src, "--name", "w", "--version", "1", "--out",
+              str(tmp_path / "d.json"), "--effect", "get_weather=read", "get_weather=execute")  # fmt: skip
+    assert ran.code == 2 and "'get_weather' is given read and execute: give one effect" in ran.err
     assert not (tmp_path / "d.json").exists()
 
 
@@ -234,6 +286,25 @@ def test_gemini_defs_and_refs_become_dollar_defs_and_refs() -> None:
     }
 
 
+def test_a_gemini_type_list_holding_an_object_is_kept_not_a_crash() -> None:
+    odd = {"type": [{}], "enum": ["1"]}
+    decl = {"name": "f", "parameters": {"type": "OBJECT", "properties": {"a": odd}}}
+    got = parse_provider_tools(json.dumps([decl]), "gemini", "g.json")
+    assert got.tools[0]["parameters"]["properties"]["a"] == odd
+
+
+def test_a_schema_the_contract_refuses_names_the_unwritten_file_by_path(
+    tmp_path: Path, cli: Cli
+) -> None:
+    bad = [{**ANTHROPIC[0], "input_schema": {"type": "object", "properties": {"a": {"type": 3}}}}]
+    src = write(tmp_path / "tools.json", bad)
+    out = tmp_path / "c.json"
+    ran = cli("contract", "import", "--from", "anthropic", src, "--name", "w", "--version", "1",
+              "--out", str(out))  # fmt: skip
+    assert ran.code == 2 and not out.exists()
+    assert f"{out} (not written): $.tools[0].parameters.properties.a.type: " in ran.err
+
+
 def test_one_source_at_a_time_and_urls_that_are_urls(tmp_path: Path, cli: Cli) -> None:
     src = write(tmp_path / "tools.json", OPENAI_CHAT)
     base = [
@@ -252,6 +323,8 @@ def test_one_source_at_a_time_and_urls_that_are_urls(tmp_path: Path, cli: Cli) -
     assert ran.code == 2 and "not an http(s) URL with a host" in ran.err
     ran = cli(*base, "--from", "openai")
     assert ran.code == 2 and "give the openai tool JSON file" in ran.err
+    ran = cli("check", "--quiet", "--from", "anthropic")  # not a lint that ignores the flag
+    assert ran.code == 2 and "give the anthropic tool JSON file" in ran.err
 
 
 def test_a_command_after_dashes_goes_only_with_a_server_flag(cli: Cli) -> None:

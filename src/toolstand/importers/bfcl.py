@@ -26,6 +26,7 @@ from toolstand.cases import Case
 from toolstand.contract import ToolSpec
 from toolstand.importers.bfcl_schema import schema_type, to_tool, wire_name
 from toolstand.importers.bfcl_source import CATEGORIES, REFUSED, BfclSource
+from toolstand.importers.build import write_new
 from toolstand.problems import LoadError, Problem
 
 PARALLEL = frozenset({"parallel", "parallel_multiple", "live_parallel", "live_parallel_multiple"})
@@ -69,7 +70,9 @@ def messages(question: Any) -> list[dict[str, str]]:
     """BFCL's first (only) turn as user/assistant messages, a system text put before
     the first user message."""
     turn = question[0] if isinstance(question, list) and question else []
-    system = [m["content"] for m in turn if m.get("role") == "system"]
+    if not isinstance(turn, list) or not all(isinstance(m, dict) for m in turn):
+        raise ValueError("question: a turn is a list of {role, content} objects")
+    system = [str(m["content"]) for m in turn if m.get("role") == "system"]
     out = [
         {"role": m["role"], "content": str(m.get("content") or "")}
         for m in turn
@@ -132,6 +135,24 @@ def expected_call(name: str, params: dict[str, list[Any]], tool: ToolSpec | None
     return {"tool": wire_name(name), "accept": accept, "may_omit": may_omit}
 
 
+def _truth_calls(truth: Any) -> list[tuple[str, dict[str, list[Any]]]]:
+    """BFCL's ground truth as (function, {parameter: acceptable values}) pairs; a
+    ValueError when it has another shape (a string of values would be read as letters)."""
+    if not isinstance(truth, list | None):
+        raise ValueError("ground_truth: a list of {function: {parameter: [values]}}")
+    out = []
+    for item in truth or []:
+        if not isinstance(item, dict):
+            raise ValueError("ground_truth: each item is {function: {parameter: [values]}}")
+        for name, params in item.items():
+            if not isinstance(params, dict) or not all(
+                isinstance(v, list) for v in params.values()
+            ):
+                raise ValueError(f"ground_truth: {name}: each parameter lists its values")
+            out.append((name, params))
+    return out
+
+
 def expectation(
     category: str, truth: list[dict[str, Any]] | None, tools: list[ToolSpec]
 ) -> dict[str, Any]:
@@ -141,7 +162,7 @@ def expectation(
     if category in ANY_CALL:
         return {"kind": "tool_call"}
     by_name = {t.bfcl_name or t.name: t for t in tools}
-    calls = [expected_call(n, p, by_name.get(n)) for item in truth or [] for n, p in item.items()]
+    calls = [expected_call(n, p, by_name.get(n)) for n, p in _truth_calls(truth)]
     if category in PARALLEL or len(calls) != 1:
         return {"kind": "tool_call", "calls": calls, "order": "any"}
     return {"kind": "tool_call", **calls[0]}
@@ -174,13 +195,18 @@ def import_category(source: BfclSource, category: str) -> list[dict[str, Any]]:
         found = source.entries(f"possible_answer/{name}")
         if found is None:
             raise LoadError([Problem(source.label, None, "$", f"no possible_answer/{name}")])
-        answers = {a["id"]: a.get("ground_truth") for a in found}
+        answers = {a["id"]: a.get("ground_truth") for _, a in found}
     cases = []
-    for number, entry in enumerate(entries, start=1):
+    where = f"{source.label}: {name}"
+    first: dict[str, int] = {}
+    for number, entry in entries:
+        seen = first.setdefault(entry["id"], number)
+        if seen != number:
+            message = f"duplicate id {entry['id']!r} (first on line {seen})"
+            raise LoadError([Problem(where, number, "$.id", message)])
         try:
             cases.append(to_case(category, entry, answers.get(entry["id"])))
         except (ValueError, KeyError, TypeError) as exc:
-            where = f"{source.label}: {name}"
             raise LoadError([Problem(where, number, "$", f"{entry['id']}: {exc}")]) from None
     return cases
 
@@ -220,18 +246,12 @@ def write_import(source: BfclSource, out: Path, categories: list[str]) -> Import
     for category, cases in lines.items():
         body = [orjson.dumps({"cases_version": version})] if source.version != "unknown" else []
         body += [orjson.dumps(c) for c in cases]
-        _write(out / f"{category}.jsonl", b"\n".join(body) + b"\n")
+        write_new(out / f"{category}.jsonl", b"\n".join(body) + b"\n")
         result.counts[category] = len(cases)
         result.renamed += sum(1 for c in cases for t in c["tools"] if "x-bfcl-name" in t)
     # the cases bring their own tools: the contract only names what they came from
     contract = {"name": "bfcl", "version": source.version, "tools": []}
-    _write(out / "contract.json", orjson.dumps(contract, option=orjson.OPT_INDENT_2) + b"\n")
+    write_new(out / "contract.json", orjson.dumps(contract, option=orjson.OPT_INDENT_2) + b"\n")
     config = config_for("contract.json")
-    _write(out / "config.json", orjson.dumps(config, option=orjson.OPT_INDENT_2) + b"\n")
+    write_new(out / "config.json", orjson.dumps(config, option=orjson.OPT_INDENT_2) + b"\n")
     return result
-
-
-def _write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)

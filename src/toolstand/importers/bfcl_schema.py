@@ -69,7 +69,10 @@ def to_tool(function: dict[str, Any]) -> ToolSpec:
     name = function.get("name")
     if not isinstance(name, str) or not name:
         raise ValueError("a BFCL function has a 'name'")
-    parameters = convert_schema(function.get("parameters") or {"type": "dict", "properties": {}})
+    given = function.get("parameters") or {"type": "dict", "properties": {}}
+    if not isinstance(given, dict) or not isinstance(given.get("properties", {}), dict):
+        raise ValueError(f"{name}: 'parameters' is an object, its 'properties' one too")
+    parameters = convert_schema(given)
     parameters["type"] = "object"
     renamed = wire_name(name)
     spec: dict[str, Any] = {

@@ -68,8 +68,9 @@ class BfclSource:
         path = self.folder / name
         return path.read_bytes() if path.is_file() else None
 
-    def entries(self, name: str) -> list[dict[str, Any]] | None:
-        """The file's entries, one JSON object a line; None when the file is absent."""
+    def entries(self, name: str) -> list[tuple[int, dict[str, Any]]] | None:
+        """The file's entries with their line numbers, one JSON object a line (blank lines
+        skipped); None when the file is absent."""
         data = self.read(name)
         if data is None:
             return None
@@ -86,7 +87,7 @@ class BfclSource:
                 raise LoadError(
                     [Problem(where, number, "$", "a BFCL entry is an object with an id")]
                 )
-            out.append(entry)
+            out.append((number, entry))
         return out
 
     def close(self) -> None:

@@ -8,7 +8,9 @@ direction — and the warning lists every tool that was defaulted that way.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,8 @@ from toolstand.types import EFFECTS
 
 
 def parse_effects(items: list[str]) -> dict[str, str]:
-    """``--effect name=execute ...`` as {tool: effect}; a malformed item is refused."""
+    """``--effect name=execute ...`` as {tool: effect}; a malformed item, or two effects
+    for one tool, is refused."""
     out: dict[str, str] = {}
     for item in items:
         name, sep, effect = item.partition("=")
@@ -38,7 +41,9 @@ def parse_effects(items: list[str]) -> dict[str, str]:
                     )
                 ]
             )
-        out[name] = effect
+        if out.setdefault(name, effect) != effect:
+            message = f"{name!r} is given {out[name]} and {effect}: give one effect"
+            raise LoadError([Problem("--effect", None, "$", message)])
     return out
 
 
@@ -108,17 +113,48 @@ def build_contract(
     record = {**source.source, "imported_version": version, "hash": source_hash(source.tools)}
     data = {"name": name, "version": version, "tools": tools, "x-source": record}
     text = orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
-    contract = parse_contract(text, out)
+    try:
+        contract = parse_contract(text, out)
+    except LoadError as exc:
+        # nothing was written: the paths mean something to the user, the lines do not
+        unwritten = f"{out} (not written)"
+        raise LoadError([replace(p, file=unwritten, line=None) for p in exc.problems]) from None
     return contract, text, [*source.warnings, *warnings]
 
 
 def write_new(path: Path, data: bytes, *, force: bool = False) -> None:
-    """Write through a temporary file; an existing file is kept unless ``force``."""
+    """Write through a temporary file; an existing file is kept unless ``force``, also
+    one another process made meanwhile. A path that cannot be written is a LoadError."""
     if path.exists() and not force:
-        raise LoadError(
-            [Problem(str(path), None, "$", "already exists; not overwritten (use --force)")]
-        )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+        raise _exists(path)
+    # this process's own: two imports writing at once never share a temporary file
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        if force:
+            os.replace(tmp, path)
+        elif not _placed_new(tmp, path):
+            raise _exists(path)
+    except OSError as exc:
+        raise LoadError([Problem(str(path), None, "$", f"cannot write: {exc.strerror}")]) from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
+def _placed_new(tmp: Path, path: Path) -> bool:
+    """``tmp`` put at ``path`` unless a file is there (made since the check); False then."""
+    try:
+        os.link(tmp, path)  # unlike a rename, refuses an existing file
+    except FileExistsError:
+        return False
+    except OSError:  # a file system without hard links: the check before is all there is
+        os.replace(tmp, path)
+    return True
+
+
+def _exists(path: Path) -> LoadError:
+    return LoadError(
+        [Problem(str(path), None, "$", "already exists; not overwritten (use --force)")]
+    )

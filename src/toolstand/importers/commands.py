@@ -96,8 +96,11 @@ def cmd_contract_export(args: argparse.Namespace) -> int:
 
     contract = load_contract(args.tools)
     tools = contract.tools
-    if args.only:
+    if args.only is not None:
         wanted = [n.strip() for n in args.only.split(",") if n.strip()]
+        if not wanted:
+            message = f"names no tool (got {args.only!r})"
+            raise LoadError([Problem("--only", None, "$", message)])
         unknown = sorted(set(wanted) - set(contract.by_name))
         if unknown:
             allowed = ", ".join(contract.by_name)

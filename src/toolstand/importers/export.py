@@ -8,16 +8,10 @@ from typing import Any
 
 from toolstand.adapters import tools_payload
 from toolstand.contract import ToolSpec
-from toolstand.types import Api
+from toolstand.types import APIS, Api
 
 # the short names of the command line, and the wire API each stands for
-EXPORT_APIS: dict[str, Api] = {
-    "openai": "openai-chat",
-    "openai-chat": "openai-chat",
-    "openai-responses": "openai-responses",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-}
+EXPORT_APIS: dict[str, Api] = {"openai": "openai-chat", **{api: api for api in APIS}}
 
 
 def export_tools(

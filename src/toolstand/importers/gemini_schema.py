@@ -78,7 +78,8 @@ def _numeric_enum(out: dict[str, Any], parts: Parts, notes: list[Note]) -> None:
     kind = out.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
     enum = out.get("enum")
-    if not isinstance(enum, list) or not ({"integer", "number"} & set(kinds)):
+    # kinds may hold anything a file does (a dict): compared, never hashed
+    if not isinstance(enum, list) or not any(k in ("integer", "number") for k in kinds):
         return
     numeric = "integer" if "integer" in kinds else "number"
     parse = int if numeric == "integer" else float

@@ -22,6 +22,9 @@ from toolstand.problems import LoadError, Problem
 INSTALL_HINT = "the MCP importer needs the official SDK: pip install 'toolstand[mcp]'"
 # a server that keeps handing out cursors is refused rather than followed forever
 MAX_PAGES = 1000
+# seconds for the whole conversation (start, initialize, every page): a server that
+# never answers is an error, not a hang
+TIMEOUT = 60.0
 
 
 @dataclass
@@ -64,7 +67,19 @@ def _errlog() -> Any:
 
 
 async def fetch_listing(target: Any, where: str) -> Listing:
-    """Connect (a URL string or stdio parameters), list every page of tools, disconnect."""
+    """Connect (a URL string or stdio parameters), list every page of tools, disconnect;
+    refused when the server has not finished within ``TIMEOUT`` seconds."""
+    import asyncio
+
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            return await _list_every_page(target, where)
+    except TimeoutError:
+        message = f"MCP server did not answer tools/list within {TIMEOUT:g} s"
+        raise LoadError([Problem(where, None, "$", message)]) from None
+
+
+async def _list_every_page(target: Any, where: str) -> Listing:
     mcp = _sdk()
     try:
         async with mcp.Client(target, cache=None) as client:
@@ -118,7 +133,7 @@ def listing_tools(listing: Listing, where: str) -> SourceTools:
     for i, tool in enumerate(listing.tools):
         name = tool.get("name")
         path = f"$.tools[{i}]"
-        wrong = name_problem(name)
+        wrong = name_problem(name, out.tools)
         if wrong is not None:
             out.errors.append(Problem(where, None, f"{path}.name", wrong))
             continue

@@ -7,13 +7,14 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from toolstand.types import APIS, PROVIDER_APIS
+
 if TYPE_CHECKING:
     # cli._sub: a subcommand whose --help ends with one example
     Sub = Callable[
         [argparse._SubParsersAction[argparse.ArgumentParser], str, str, str],
         argparse.ArgumentParser,
     ]
-PROVIDERS = ("openai", "anthropic", "gemini")
 
 _MCP_ENV = (
     "toolstand starts the server and stops it when done, and passes it your whole "
@@ -30,7 +31,7 @@ def _source_flags(p: argparse.ArgumentParser, *, mcp: str, file: str) -> None:
         metavar="URL",
         help="a streamable HTTP MCP server, e.g. http://127.0.0.1:8000/mcp",
     )
-    p.add_argument("--from", dest="api", choices=PROVIDERS, help=file)
+    p.add_argument("--from", dest="api", choices=PROVIDER_APIS, help=file)
 
 
 def add_drift_flags(c: argparse.ArgumentParser) -> None:
@@ -61,7 +62,7 @@ def add_drift_flags(c: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--from",
         dest="api",
-        choices=PROVIDERS,
+        choices=PROVIDER_APIS,
         help="the API of --against FILE",
     )
 
@@ -119,7 +120,7 @@ def add_contract_parser(
     exp.add_argument(
         "--to",
         required=True,
-        choices=("openai", "openai-chat", "openai-responses", "anthropic", "gemini"),
+        choices=("openai", *APIS),
         help="the wire API (openai is openai-chat)",
     )
     exp.add_argument("--tools", help=f"the contract ({from_config})")

@@ -16,14 +16,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 from toolstand.importers.gemini_schema import from_gemini_schema
 from toolstand.jsonpos import line_index, line_of
 from toolstand.problems import LoadError, Problem, json_document, json_path, read_file
-
-ProviderApi = Literal["openai", "anthropic", "gemini"]
-PROVIDER_APIS: tuple[str, ...] = get_args(ProviderApi)
 
 Parts = tuple[str | int, ...]
 # an imported tool before its effect is known: name, description, parameters (+ x-mcp)
@@ -34,12 +31,14 @@ EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
-def name_problem(name: Any) -> str | None:
-    """Why ``name`` cannot name a contract's tool, or None."""
+def name_problem(name: Any, read: list[RawTool]) -> str | None:
+    """Why ``name`` cannot name a contract's tool beside the tools ``read`` so far, or None."""
     if not isinstance(name, str) or not name:
         return "a tool needs a non-empty string 'name'"
     if not NAME.match(name):
         return f"{name!r} cannot name a tool here: letters, digits, _ and -, at most 64"
+    if any(tool["name"] == name for tool in read):
+        return f"duplicate tool name {name!r}: a contract's tools have distinct names"
     return None
 
 
@@ -75,7 +74,7 @@ class _Reader:
                 self.warn((*parts, key), f"'{key}' has no place in a contract; not imported")
 
     def add(self, parts: Parts, name: Any, description: Any, params: Any, where: str) -> None:
-        wrong = name_problem(name)
+        wrong = name_problem(name, self.out.tools)
         if wrong is not None:
             self.problem((*parts, "name"), wrong)
             return
@@ -124,12 +123,15 @@ def _anthropic(r: _Reader, item: dict[str, Any], parts: Parts) -> None:
     )
 
 
+_DECLARATIONS_KEYS = ("functionDeclarations", "function_declarations")
+
+
 def _gemini(r: _Reader, item: dict[str, Any], parts: Parts) -> None:
-    decls = item.get("functionDeclarations", item.get("function_declarations"))
+    key = next((k for k in _DECLARATIONS_KEYS if k in item), _DECLARATIONS_KEYS[-1])
+    decls = item.get(key)
     if decls is None and "name" in item:  # a bare declaration
         _gemini_declaration(r, item, parts)
         return
-    key = "functionDeclarations" if "functionDeclarations" in item else "function_declarations"
     if not isinstance(decls, list):
         r.warn(parts, "a Tool without functionDeclarations (a built-in tool); skipped")
         return
