@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, ToolResult
+from toolstand.adapters.base import Adapter, ToolResult
 from toolstand.cases import Case
 from toolstand.contract import Contract
 from toolstand.decision import ModelDecision
@@ -61,7 +61,7 @@ def next_feedback(state: AttemptState, contract: Contract) -> list[ToolResult] |
     repairs off, budget spent, or the last turn needs none (or failed on the wire)."""
     if state.feedback is None or len(state.repairs) >= state.max_repairs:
         return None
-    last = state.repairs[-1].turn if state.repairs else state.first
+    last = state.last_turn
     if last is None or last.decision is None or not decision_needs_repair(last.decision, contract):
         return None
     return repair_results(last.decision, state.feedback, contract, state.case)
@@ -75,31 +75,17 @@ async def repair_turn(
     policy: RetryPolicy,
 ) -> RepairTurn:
     """Send ``results`` after the conversation so far; judge the answer like turn 1."""
-    from toolstand.attempt import send
+    from toolstand.attempt import continued, judge_turn, send
 
     assert state.feedback is not None
-    last = state.repairs[-1].turn if state.repairs else state.first
-    assert last is not None and last.decision is not None
-    body = state.target.adapter.append_tool_result(
-        request_body=last.built.http.body,
-        response_body=last.exchange.body,
-        decision=last.decision,
-        results=results,
-    )
-    http = last.built.http
-    built = BuiltRequest(
-        HttpRequest(http.method, http.url, dict(http.headers), body, dict(http.params)),
-        last.built.schema_notes,
-        last.built.api_settings,
-    )
+    last = state.last_turn
+    assert last is not None
+    built = continued(last, state.target.adapter, results)
     turn = await send(state, built, client, policy)
     rt = RepairTurn(len(state.repairs) + 1, state.feedback, results, turn)
     rt.valid = turn_valid(turn.decision, contract)
     if turn.decision is not None:
-        names = [t.name for t in state.offered] if state.offered is not None else []
-        rt.judgement = judge(
-            state.case, turn.decision, contract, offered_tools=names, mode=state.mode
-        )
+        rt.judgement = judge_turn(state, turn.decision, contract)
     state.repairs.append(rt)
     return rt
 

@@ -34,7 +34,7 @@ def budget(config: Config) -> int:
 
 def repair_due(state: AttemptState, contract: Contract, config: Config) -> bool:
     """The last turn has a call that needs repair and the budget is not spent."""
-    last = state.repairs[-1].turn if state.repairs else state.first
+    last = state.last_turn
     if last is None or last.decision is None or len(state.repairs) >= budget(config):
         return False
     return decision_needs_repair(last.decision, contract)
@@ -42,7 +42,7 @@ def repair_due(state: AttemptState, contract: Contract, config: Config) -> bool:
 
 def feedback_for(state: AttemptState, style: str, contract: Contract) -> list[ToolResult]:
     """What the fake executor answers the last turn's calls in ``style`` (to edit)."""
-    last = state.repairs[-1].turn if state.repairs else state.first
+    last = state.last_turn
     assert last is not None and last.decision is not None
     return repair_results(last.decision, style, contract, state.case)
 
