@@ -365,15 +365,7 @@ def _second_record(state: AttemptState) -> SecondTurnRecord | None:
     if turn is None:
         return None
     second: SecondTurnRecord = {
-        "tool_results": [
-            {
-                "call_id": r.call_id,
-                "name": r.name,
-                "result": r.result,
-                "call_id_synthesized": r.call_id_synthesized,
-            }
-            for r in state.second_results
-        ],
+        "tool_results": [r.to_record() for r in state.second_results],
         "transport_error": turn.exchange.transport_error_record(),
         "judgement": state.second_judgement,
         "elapsed_ms": turn.exchange.elapsed_ms,

@@ -118,15 +118,7 @@ def turn_record(rt: RepairTurn, adapter: Adapter) -> RepairTurnRecord:
         "elapsed_ms": turn.exchange.elapsed_ms,
         "retries": max(0, len(turn.exchange.tries) - 1),
         "usage": {"input_tokens": tin, "output_tokens": tout},
-        "tool_results": [
-            {
-                "call_id": r.call_id,
-                "name": r.name,
-                "result": r.result,
-                "call_id_synthesized": r.call_id_synthesized,
-            }
-            for r in rt.results
-        ],
+        "tool_results": [r.to_record() for r in rt.results],
         "decision": turn.decision.to_dict() if turn.decision is not None else None,
         "tries": [t.to_dict() for t in turn.exchange.tries],
         "request_hash": request_hash(turn.built.http.body),
