@@ -191,7 +191,7 @@ async def send(
 
 def continued(turn: Turn, adapter: Adapter, results: list[ToolResult]) -> BuiltRequest:
     """``turn``'s request with its answer and ``results`` appended (append_tool_result),
-    to the same URL, with the same schema notes and settings."""
+    to the same URL, with the same schema notes, settings and strict nullable paths."""
     assert turn.decision is not None
     body = adapter.append_tool_result(
         request_body=turn.built.http.body,
@@ -204,6 +204,7 @@ def continued(turn: Turn, adapter: Adapter, results: list[ToolResult]) -> BuiltR
         HttpRequest(http.method, http.url, dict(http.headers), body, dict(http.params)),
         turn.built.schema_notes,
         turn.built.api_settings,
+        turn.built.nullable,  # strict mode's nulls read as absent in every turn
     )
 
 
