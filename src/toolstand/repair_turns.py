@@ -16,12 +16,15 @@ attempt leaves the repair denominators) and the tokens the repair turns cost.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from toolstand.adapters.base import Adapter, ToolResult
+from toolstand.adapters.schema import Parts
+from toolstand.adapters.strict import nulls_as_absent
 from toolstand.cases import Case
 from toolstand.contract import Contract
 from toolstand.decision import ModelDecision
@@ -164,10 +167,16 @@ def repair_fields(state: AttemptState) -> dict[str, Any]:  # the keys AttemptRec
 
 
 def rejudge_repairs(
-    rec: dict[str, Any], decision: ModelDecision, case: Case, contract: Contract, adapter: Adapter
+    rec: dict[str, Any],
+    decision: ModelDecision,
+    case: Case,
+    contract: Contract,
+    adapter: Adapter,
+    nullable: Mapping[str, list[Parts]],
 ) -> dict[str, Any]:
     """``repair`` and ``repair_turns`` of a record re-parsed and re-judged from their raw
-    bodies; ``decision`` is turn 1's, re-parsed. {} for a record without repairs."""
+    bodies, strict mode's nulls read as absent as in turn 1; ``decision`` is turn 1's,
+    re-parsed, and ``contract`` the case's own. {} for a record without repairs."""
     if rec.get("feedback") is None:
         return {}
     turns = []
@@ -178,7 +187,7 @@ def rejudge_repairs(
         if status is not None:
             err = adapter.classify_error(status, resp.get("headers") or {}, resp.get("body"))
             if err is None:
-                d = adapter.parse_decision(resp.get("body"))
+                d = nulls_as_absent(adapter.parse_decision(resp.get("body")), nullable)
                 j = judge(
                     case,
                     d,

@@ -262,9 +262,17 @@ def _chat_call(arguments: str, call_id: str) -> dict[str, Any]:
     return {"choices": [{"finish_reason": "tool_calls", "message": message}]}
 
 
-def test_a_strict_repair_turn_reads_its_nulls_as_absent_as_turn_1_does() -> None:
-    """Turn 1 sends an invalid unit; the repair turn fixes it and, as strict mode asks,
-    sends null for every optional property: valid, and judged a pass."""
+TRIP = Contract(name="trip", version="1", tools=[BOOK])
+BOOK_PARIS = {
+    "id": "trip",
+    "user": "Book Paris",
+    "expect": {"kind": "tool_call", "tool": "book", "arguments": {"city": "Paris", "tag": None}},
+}
+
+
+def _strict_repair_record(case: Case, contract: Contract) -> dict[str, Any]:
+    """One strict attempt with repairs: turn 1 sends an invalid unit; the repair turn
+    fixes it and, as strict mode asks, sends null for every optional property."""
     answers = [
         '{"city":"Paris","unit":"kelvin","when":null,"stops":null,"size":null,"tag":null}',
         '{"city":"Paris","unit":null,"when":null,"stops":null,"size":null,"tag":null}',
@@ -282,18 +290,6 @@ def test_a_strict_repair_turn_reads_its_nulls_as_absent_as_turn_1_does() -> None
             "tools": "t.json",
             "cases": "c.jsonl",
             "repair": {"max_repairs": 2, "feedback": ["allowed"]},
-        }
-    )
-    contract = Contract(name="trip", version="1", tools=[BOOK])
-    case = Case.model_validate(
-        {
-            "id": "trip",
-            "user": "Book Paris",
-            "expect": {
-                "kind": "tool_call",
-                "tool": "book",
-                "arguments": {"city": "Paris", "tag": None},
-            },
         }
     )
 
@@ -316,8 +312,23 @@ def test_a_strict_repair_turn_reads_its_nulls_as_absent_as_turn_1_does() -> None
 
     rec = asyncio.run(go())
     assert len(sent) == 2 and sent[0]["tools"][0]["function"]["strict"] is True
+    return rec
+
+
+def test_a_strict_repair_turn_reads_its_nulls_as_absent_as_turn_1_does() -> None:
+    rec = _strict_repair_record(Case.model_validate(BOOK_PARIS), TRIP)
     assert rec["judgement"]["verdict"] == "fail"
     (turn,) = rec["repair_turns"]
     assert turn["decision"]["calls"][0]["arguments"] == {"city": "Paris", "tag": None}
     assert turn["valid"] is True and turn["judgement"]["verdict"] == "pass"
     assert rec["repair"]["valid_after"] == 1 and rec["repair"]["passed_after"] == 1
+
+
+def test_rejudging_a_strict_repair_turn_reads_its_nulls_as_the_live_run_did() -> None:
+    case = Case.model_validate(BOOK_PARIS)
+    rec = _strict_repair_record(case, TRIP)
+    again = rejudge_record(rec, case, TRIP)
+    (turn,) = again["repair_turns"]
+    assert turn["decision"] == rec["repair_turns"][0]["decision"]
+    assert turn["valid"] is True and turn["judgement"]["verdict"] == "pass"
+    assert again["repair"] == rec["repair"]
