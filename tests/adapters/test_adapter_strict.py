@@ -332,3 +332,15 @@ def test_rejudging_a_strict_repair_turn_reads_its_nulls_as_the_live_run_did() ->
     assert turn["decision"] == rec["repair_turns"][0]["decision"]
     assert turn["valid"] is True and turn["judgement"]["verdict"] == "pass"
     assert again["repair"] == rec["repair"]
+
+
+def test_rejudging_repair_turns_judges_them_on_the_case_s_own_tools() -> None:
+    """A case with its own tools is judged on those in every turn, live and re-judged."""
+    case = Case.model_validate({**BOOK_PARIS, "tools": [BOOK.model_dump()]})
+    other = ToolSpec(name="other", description="Not this.", effect="read", parameters={})
+    contract = Contract(name="trip", version="1", tools=[other])
+    rec = _strict_repair_record(case, contract)
+    assert rec["repair"]["needed"] is True and rec["repair"]["passed_after"] == 1
+    again = rejudge_record(rec, case, contract)
+    assert again["repair"] == rec["repair"]
+    assert again["repair_turns"][0]["judgement"] == rec["repair_turns"][0]["judgement"]
