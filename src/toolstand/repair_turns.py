@@ -59,15 +59,24 @@ def turn_valid(decision: ModelDecision | None, contract: Contract) -> bool:
     )
 
 
+def repair_due(state: AttemptState, contract: Contract, budget: int) -> bool:
+    """The last turn has a call that needs repair and fewer than ``budget`` repair
+    turns were sent (a turn that failed on the wire needs none)."""
+    last = state.last_turn
+    return (
+        last is not None
+        and len(state.repairs) < budget
+        and decision_needs_repair(last.decision, contract)
+    )
+
+
 def next_feedback(state: AttemptState, contract: Contract) -> list[ToolResult] | None:
     """The results to send for the last turn's calls, or None when no repair is due:
     repairs off, budget spent, or the last turn needs none (or failed on the wire)."""
-    if state.feedback is None or len(state.repairs) >= state.max_repairs:
+    if state.feedback is None or not repair_due(state, contract, state.max_repairs):
         return None
-    last = state.last_turn
-    if last is None or last.decision is None or not decision_needs_repair(last.decision, contract):
-        return None
-    return repair_results(last.decision, state.feedback, contract, state.case)
+    assert state.last_turn is not None and state.last_turn.decision is not None
+    return repair_results(state.last_turn.decision, state.feedback, contract, state.case)
 
 
 async def repair_turn(

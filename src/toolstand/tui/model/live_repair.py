@@ -15,7 +15,8 @@ from toolstand.adapters.base import ToolResult
 from toolstand.attempt import AttemptState
 from toolstand.config import Config
 from toolstand.contract import Contract
-from toolstand.repair_feedback import decision_needs_repair, repair_results
+from toolstand.repair_feedback import repair_results
+from toolstand.repair_turns import repair_due as due
 from toolstand.types import FEEDBACK_STYLES, FeedbackStyle
 
 MAX_REPAIRS = 3
@@ -34,10 +35,7 @@ def budget(config: Config) -> int:
 
 def repair_due(state: AttemptState, contract: Contract, config: Config) -> bool:
     """The last turn has a call that needs repair and the budget is not spent."""
-    last = state.last_turn
-    if last is None or last.decision is None or len(state.repairs) >= budget(config):
-        return False
-    return decision_needs_repair(last.decision, contract)
+    return due(state, contract, budget(config))
 
 
 def feedback_for(state: AttemptState, style: str, contract: Contract) -> list[ToolResult]:
