@@ -134,3 +134,21 @@ def test_results_answer_every_call(contract: Contract) -> None:
     assert [r.call_id for r in results] == ["c1", "c2"]
     assert results[0].result["error"]["code"] == "INVALID_ARGUMENTS"
     assert results[1].result == {"ok": True, "status": "in_transit", "city": "Самара"}
+
+
+@pytest.mark.parametrize(
+    ("sent", "got"),
+    [
+        (7, "integer"),
+        (7.5, "number"),
+        (True, "boolean"),
+        (None, "null"),
+        (["a"], "array"),
+        ({"a": 1}, "object"),
+    ],
+)
+def test_a_wrong_type_names_the_json_type_received(sent: Any, got: str, ship: Contract) -> None:
+    spec = ship.tool("ship")
+    assert spec is not None
+    (v,) = violations(ToolCall("ship", {**VALID, "city": sent}, None), spec)
+    assert v.kind == "wrong_type" and v.message == f"the value has the wrong type ({got})"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from toolstand.config import parse_config
 from toolstand.contract import Contract
 from toolstand.decision import ToolCall
 from toolstand.history import in_key_order
+from toolstand.history.lock import HistoryBusy, HistoryLock
+from toolstand.history.write import attempt_key
 from toolstand.problems import LoadError
 from toolstand.rejudge import rejudge_file
 from toolstand.repair_feedback import validation_problem
@@ -335,3 +338,24 @@ def test_resume_completes_every_arm(tmp_path: Path) -> None:
     done = _attempts(out)
     key = lambda r: (r["case_id"], r["feedback"])  # noqa: E731
     assert sorted(map(key, done)) == sorted(map(key, full))
+
+
+def test_resume_of_repair_arms_waits_for_no_one_and_duplicates_no_arm(tmp_path: Path) -> None:
+    """A resume while another writer holds the history is refused with the file as it
+    was; once free, it completes each arm once (the arm is part of the attempt key)."""
+    data = config("openai-chat", repair={"max_repairs": 1, "feedback": ["traceback", "allowed"]})
+    data["repetitions"] = 1
+    out = tmp_path / "r.jsonl"
+    full = run_history(data, out)
+    lines = out.read_bytes().splitlines(keepends=True)
+    cut = b"".join(lines[: len(lines) // 2])
+    out.write_bytes(cut)
+    inputs = load_inputs(parse_config(orjson.dumps(data), "cfg", ROOT), "cfg")
+    with HistoryLock(out), pytest.raises(HistoryBusy):
+        asyncio.run(run(inputs, out, resume=True, progress_out=None))
+    assert out.read_bytes() == cut
+    asyncio.run(run(inputs, out, resume=True, progress_out=None))
+    keys = Counter(attempt_key(r) for r in _attempts(out))
+    assert max(keys.values()) == 1
+    assert sorted(keys) == sorted(attempt_key(r) for r in full)
+    assert {k[-1] for k in keys} == {"traceback", "allowed"}

@@ -51,21 +51,18 @@ def keys(typed: Any) -> tuple[frozenset[str], frozenset[str]]:
     return typed.__required_keys__, typed.__optional_keys__
 
 
-def run_on_the_simulator(tmp_path: Path) -> list[dict[str, Any]]:
-    runs = [
-        {"provider": "sim", "model": model, "api": "openai-chat", "base_url": "sim"}
-        for model in ("sim-careful", "sim-eager", "sim-sloppy", "sim-flaky")
-    ]
+def run_on_the_simulator(tmp_path: Path, models: tuple[str, ...], **extra: Any) -> list[Any]:
+    """The attempt records of one run of ``models`` over the delivery cases."""
     data = {
-        "runs": runs,
+        "runs": [
+            {"provider": "sim", "model": model, "api": "openai-chat", "base_url": "sim"}
+            for model in models
+        ],
         "tools": "contracts/delivery_tools.json",
         "cases": "cases/delivery.jsonl",
         "system_prompt": "prompts/delivery-router-v1.txt",
         "repetitions": 1,
-        "modes": ["auto", "no_tools"],
-        "retry": {"max_retries": 0, "base_delay_s": 0, "max_delay_s": 0, "total_budget_s": 5},
-        "timeouts": {"connect_s": 2, "read_s": 1},
-        "sim": {"fault_rates": {"server_error": 0.2}},  # sim-flaky only
+        **extra,
     }
     inputs = load_inputs(parse_config(orjson.dumps(data), "test-config", ROOT), "test-config")
     out = tmp_path / "run.jsonl"
@@ -75,7 +72,14 @@ def run_on_the_simulator(tmp_path: Path) -> list[dict[str, Any]]:
 
 
 def test_a_real_attempt_has_exactly_the_declared_keys(tmp_path: Path) -> None:
-    attempts = run_on_the_simulator(tmp_path)
+    attempts = run_on_the_simulator(
+        tmp_path,
+        ("sim-careful", "sim-eager", "sim-sloppy", "sim-flaky"),
+        modes=["auto", "no_tools"],
+        retry={"max_retries": 0, "base_delay_s": 0, "max_delay_s": 0, "total_budget_s": 5},
+        timeouts={"connect_s": 2, "read_s": 1},
+        sim={"fault_rates": {"server_error": 0.2}},  # sim-flaky only
+    )
     required, optional = keys(AttemptRecord)
     assert optional == {"feedback", "repair", "repair_turns"}  # runs with repair turns only
     assert all(a.keys() == required for a in attempts)
@@ -111,21 +115,12 @@ def test_a_real_attempt_has_exactly_the_declared_keys(tmp_path: Path) -> None:
 
 
 def test_a_repair_attempt_adds_exactly_the_optional_keys(tmp_path: Path) -> None:
-    data = {
-        "runs": [
-            {"provider": "sim", "model": "sim-sloppy", "api": "openai-chat", "base_url": "sim"}
-        ],
-        "system_prompt": "prompts/delivery-router-v1.txt",
-        "tools": "contracts/delivery_tools.json",
-        "cases": "cases/delivery.jsonl",
-        "repetitions": 2,
-        "repair": {"max_repairs": 2, "feedback": ["allowed"]},
-    }
-    inputs = load_inputs(parse_config(orjson.dumps(data), "test-config", ROOT), "test-config")
-    out = tmp_path / "run.jsonl"
-    asyncio.run(run(inputs, out, progress_out=None))
-    recs = [orjson.loads(line) for line in out.read_bytes().splitlines()]
-    attempts = [r for r in recs if r["type"] == "attempt"]
+    attempts = run_on_the_simulator(
+        tmp_path,
+        ("sim-sloppy",),
+        repetitions=2,
+        repair={"max_repairs": 2, "feedback": ["allowed"]},
+    )
     required, optional = keys(AttemptRecord)
     assert all(a.keys() == required | optional for a in attempts)
     assert all(a["repair"].keys() == keys(RepairSummary)[0] for a in attempts)

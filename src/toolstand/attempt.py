@@ -103,6 +103,11 @@ class AttemptState:
     repair_needed: bool = False
     repairs: list[RepairTurn] = field(default_factory=list)
 
+    @property
+    def last_turn(self) -> Turn | None:
+        """The turn a repair answers: the last repair turn, else turn 1."""
+        return self.repairs[-1].turn if self.repairs else self.first
+
 
 def tool_choice_for(case: Case, mode: Mode) -> RequestToolChoice:
     """forced: the expected tool when all expected calls name one, else required."""
@@ -184,6 +189,31 @@ async def send(
     return Turn(built, ex, decision)
 
 
+def continued(turn: Turn, adapter: Adapter, results: list[ToolResult]) -> BuiltRequest:
+    """``turn``'s request with its answer and ``results`` appended (append_tool_result),
+    to the same URL, with the same schema notes, settings and strict nullable paths."""
+    assert turn.decision is not None
+    body = adapter.append_tool_result(
+        request_body=turn.built.http.body,
+        response_body=turn.exchange.body,
+        decision=turn.decision,
+        results=results,
+    )
+    http = turn.built.http
+    return BuiltRequest(
+        HttpRequest(http.method, http.url, dict(http.headers), body, dict(http.params)),
+        turn.built.schema_notes,
+        turn.built.api_settings,
+        turn.built.nullable,  # strict mode's nulls read as absent in every turn
+    )
+
+
+def judge_turn(state: AttemptState, decision: ModelDecision, contract: Contract) -> Judgement:
+    """A turn's answer judged against the case's expectation, with the tools offered."""
+    names = [t.name for t in state.offered] if state.offered is not None else []
+    return judge(state.case, decision, contract, offered_tools=names, mode=state.mode)
+
+
 async def first_turn(
     state: AttemptState,
     system: str | None,
@@ -202,10 +232,7 @@ async def first_turn(
     turn = await send(state, built, client, policy)
     state.first = turn
     if turn.decision is not None:
-        names = [t.name for t in state.offered] if state.offered is not None else []
-        state.judgement = judge(
-            state.case, turn.decision, contract, offered_tools=names, mode=state.mode
-        )
+        state.judgement = judge_turn(state, turn.decision, contract)
         if state.feedback is not None:
             state.repair_needed = decision_needs_repair(turn.decision, contract)
     return turn
@@ -231,20 +258,8 @@ async def second_turn(
     state: AttemptState, results: list[ToolResult], client: httpx.AsyncClient, policy: RetryPolicy
 ) -> Turn:
     """Send the tool results back with the assistant's own message; judge the followup."""
-    first = state.first
-    assert first is not None and first.decision is not None
-    body = state.target.adapter.append_tool_result(
-        request_body=first.built.http.body,
-        response_body=first.exchange.body,
-        decision=first.decision,
-        results=results,
-    )
-    http = first.built.http
-    built = BuiltRequest(
-        HttpRequest(http.method, http.url, dict(http.headers), body, dict(http.params)),
-        first.built.schema_notes,
-        first.built.api_settings,
-    )
+    assert state.first is not None
+    built = continued(state.first, state.target.adapter, results)
     # append_tool_result already set tool_choice back to auto in the body; the
     # settings only carry the auth style from here on
     turn = await send(state, built, client, policy)
@@ -351,15 +366,7 @@ def _second_record(state: AttemptState) -> SecondTurnRecord | None:
     if turn is None:
         return None
     second: SecondTurnRecord = {
-        "tool_results": [
-            {
-                "call_id": r.call_id,
-                "name": r.name,
-                "result": r.result,
-                "call_id_synthesized": r.call_id_synthesized,
-            }
-            for r in state.second_results
-        ],
+        "tool_results": [r.to_record() for r in state.second_results],
         "transport_error": turn.exchange.transport_error_record(),
         "judgement": state.second_judgement,
         "elapsed_ms": turn.exchange.elapsed_ms,

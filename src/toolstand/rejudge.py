@@ -109,7 +109,7 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
                 )
         out["second_turn"] = second
     out["judgement"] = judgement
-    out.update(rejudge_repairs(rec, decision, case, contract, adapter))
+    out.update(rejudge_repairs(rec, decision, case, own, adapter, nullable))
     return out
 
 

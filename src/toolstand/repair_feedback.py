@@ -26,6 +26,7 @@ import orjson
 from jsonschema.exceptions import ValidationError, best_match
 
 from toolstand.adapters.base import ToolResult
+from toolstand.canonical import json_type_name
 from toolstand.cases import Case
 from toolstand.contract import Contract, ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
@@ -75,15 +76,10 @@ def pointer(parts: list[str | int]) -> str:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "integer" if isinstance(value, int) else "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+    """json_type_name, with an integer named as the schema's ``integer``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "integer"
+    return json_type_name(value)
 
 
 def _allowed(keyword: str, err: ValidationError) -> dict[str, Any]:

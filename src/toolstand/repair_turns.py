@@ -16,12 +16,15 @@ attempt leaves the repair denominators) and the tokens the repair turns cost.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, ToolResult
+from toolstand.adapters.base import Adapter, ToolResult
+from toolstand.adapters.schema import Parts
+from toolstand.adapters.strict import nulls_as_absent
 from toolstand.cases import Case
 from toolstand.contract import Contract
 from toolstand.decision import ModelDecision
@@ -56,15 +59,24 @@ def turn_valid(decision: ModelDecision | None, contract: Contract) -> bool:
     )
 
 
+def repair_due(state: AttemptState, contract: Contract, budget: int) -> bool:
+    """The last turn has a call that needs repair and fewer than ``budget`` repair
+    turns were sent (a turn that failed on the wire needs none)."""
+    last = state.last_turn
+    return (
+        last is not None
+        and len(state.repairs) < budget
+        and decision_needs_repair(last.decision, contract)
+    )
+
+
 def next_feedback(state: AttemptState, contract: Contract) -> list[ToolResult] | None:
     """The results to send for the last turn's calls, or None when no repair is due:
     repairs off, budget spent, or the last turn needs none (or failed on the wire)."""
-    if state.feedback is None or len(state.repairs) >= state.max_repairs:
+    if state.feedback is None or not repair_due(state, contract, state.max_repairs):
         return None
-    last = state.repairs[-1].turn if state.repairs else state.first
-    if last is None or last.decision is None or not decision_needs_repair(last.decision, contract):
-        return None
-    return repair_results(last.decision, state.feedback, contract, state.case)
+    assert state.last_turn is not None and state.last_turn.decision is not None
+    return repair_results(state.last_turn.decision, state.feedback, contract, state.case)
 
 
 async def repair_turn(
@@ -75,31 +87,17 @@ async def repair_turn(
     policy: RetryPolicy,
 ) -> RepairTurn:
     """Send ``results`` after the conversation so far; judge the answer like turn 1."""
-    from toolstand.attempt import send
+    from toolstand.attempt import continued, judge_turn, send
 
     assert state.feedback is not None
-    last = state.repairs[-1].turn if state.repairs else state.first
-    assert last is not None and last.decision is not None
-    body = state.target.adapter.append_tool_result(
-        request_body=last.built.http.body,
-        response_body=last.exchange.body,
-        decision=last.decision,
-        results=results,
-    )
-    http = last.built.http
-    built = BuiltRequest(
-        HttpRequest(http.method, http.url, dict(http.headers), body, dict(http.params)),
-        last.built.schema_notes,
-        last.built.api_settings,
-    )
+    last = state.last_turn
+    assert last is not None
+    built = continued(last, state.target.adapter, results)
     turn = await send(state, built, client, policy)
     rt = RepairTurn(len(state.repairs) + 1, state.feedback, results, turn)
     rt.valid = turn_valid(turn.decision, contract)
     if turn.decision is not None:
-        names = [t.name for t in state.offered] if state.offered is not None else []
-        rt.judgement = judge(
-            state.case, turn.decision, contract, offered_tools=names, mode=state.mode
-        )
+        rt.judgement = judge_turn(state, turn.decision, contract)
     state.repairs.append(rt)
     return rt
 
@@ -132,15 +130,7 @@ def turn_record(rt: RepairTurn, adapter: Adapter) -> RepairTurnRecord:
         "elapsed_ms": turn.exchange.elapsed_ms,
         "retries": max(0, len(turn.exchange.tries) - 1),
         "usage": {"input_tokens": tin, "output_tokens": tout},
-        "tool_results": [
-            {
-                "call_id": r.call_id,
-                "name": r.name,
-                "result": r.result,
-                "call_id_synthesized": r.call_id_synthesized,
-            }
-            for r in rt.results
-        ],
+        "tool_results": [r.to_record() for r in rt.results],
         "decision": turn.decision.to_dict() if turn.decision is not None else None,
         "tries": [t.to_dict() for t in turn.exchange.tries],
         "request_hash": request_hash(turn.built.http.body),
@@ -186,10 +176,16 @@ def repair_fields(state: AttemptState) -> dict[str, Any]:  # the keys AttemptRec
 
 
 def rejudge_repairs(
-    rec: dict[str, Any], decision: ModelDecision, case: Case, contract: Contract, adapter: Adapter
+    rec: dict[str, Any],
+    decision: ModelDecision,
+    case: Case,
+    contract: Contract,
+    adapter: Adapter,
+    nullable: Mapping[str, list[Parts]],
 ) -> dict[str, Any]:
     """``repair`` and ``repair_turns`` of a record re-parsed and re-judged from their raw
-    bodies; ``decision`` is turn 1's, re-parsed. {} for a record without repairs."""
+    bodies, strict mode's nulls read as absent as in turn 1; ``decision`` is turn 1's,
+    re-parsed, and ``contract`` the case's own. {} for a record without repairs."""
     if rec.get("feedback") is None:
         return {}
     turns = []
@@ -200,7 +196,7 @@ def rejudge_repairs(
         if status is not None:
             err = adapter.classify_error(status, resp.get("headers") or {}, resp.get("body"))
             if err is None:
-                d = adapter.parse_decision(resp.get("body"))
+                d = nulls_as_absent(adapter.parse_decision(resp.get("body")), nullable)
                 j = judge(
                     case,
                     d,

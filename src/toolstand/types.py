@@ -166,12 +166,12 @@ class ToolResultRecord(TypedDict):
     call_id_synthesized: bool
 
 
-class SecondTurnRecord(TypedDict):
-    """``second_turn`` of an attempt record when the second turn ran."""
+class _LaterTurnRecord(TypedDict):
+    """What every turn after the first records: the results sent before it, and its
+    exchange (the keys the second turn and each repair turn share)."""
 
     tool_results: list[ToolResultRecord]
     transport_error: TransportErrorRecord | None
-    judgement: FollowupJudgement | None
     elapsed_ms: float
     retries: int
     decision: dict[str, Any] | None
@@ -179,6 +179,12 @@ class SecondTurnRecord(TypedDict):
     request_hash: str
     request: dict[str, Any]
     response: dict[str, Any]
+
+
+class SecondTurnRecord(_LaterTurnRecord):
+    """``second_turn`` of an attempt record when the second turn ran."""
+
+    judgement: FollowupJudgement | None
 
 
 class RepairSummary(TypedDict):
@@ -193,23 +199,14 @@ class RepairSummary(TypedDict):
     output_tokens: int
 
 
-class RepairTurnRecord(TypedDict):
+class RepairTurnRecord(_LaterTurnRecord):
     """One entry of ``repair_turns``: the feedback sent and what came back."""
 
     index: int
     feedback: FeedbackStyle
-    transport_error: TransportErrorRecord | None
     valid: bool
     judgement: Judgement | None
-    elapsed_ms: float
-    retries: int
     usage: Usage
-    tool_results: list[ToolResultRecord]
-    decision: dict[str, Any] | None
-    tries: list[dict[str, Any]]
-    request_hash: str
-    request: dict[str, Any]
-    response: dict[str, Any]
 
 
 class AttemptRecord(TypedDict):

@@ -3,17 +3,22 @@ the sent-schema check against the rewritten schema, and nulls read back as absen
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import httpx
 import orjson
 
 from toolstand.adapters import get_adapter, tools_payload
 from toolstand.adapters.strict import nullable, nulls_as_absent, rewrite_strict
+from toolstand.attempt import Target, run_attempt
 from toolstand.cases import Case
+from toolstand.config import Config
 from toolstand.contract import Contract, ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.judge import judge
 from toolstand.rejudge import rejudge_record
+from toolstand.transport import RetryPolicy, make_client
 from toolstand.types import Api
 
 from .support import MESSAGES, SYSTEM, settings
@@ -249,3 +254,93 @@ def test_rejudging_a_strict_record_reads_its_nulls_as_the_live_run_did() -> None
     # the same answer to a request sent without strict keeps its nulls, and fails
     plain = {**rec, "request": {"body": _build("openai-chat", [BOOK]).http.body}}
     assert rejudge_record(plain, case, contract)["judgement"]["verdict"] == "fail"
+
+
+def _chat_call(arguments: str, call_id: str) -> dict[str, Any]:
+    call = {"id": call_id, "type": "function", "function": {"name": "book", "arguments": arguments}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return {"choices": [{"finish_reason": "tool_calls", "message": message}]}
+
+
+TRIP = Contract(name="trip", version="1", tools=[BOOK])
+BOOK_PARIS = {
+    "id": "trip",
+    "user": "Book Paris",
+    "expect": {"kind": "tool_call", "tool": "book", "arguments": {"city": "Paris", "tag": None}},
+}
+
+
+def _strict_repair_record(case: Case, contract: Contract) -> dict[str, Any]:
+    """One strict attempt with repairs: turn 1 sends an invalid unit; the repair turn
+    fixes it and, as strict mode asks, sends null for every optional property."""
+    answers = [
+        '{"city":"Paris","unit":"kelvin","when":null,"stops":null,"size":null,"tag":null}',
+        '{"city":"Paris","unit":null,"when":null,"stops":null,"size":null,"tag":null}',
+    ]
+    sent: list[dict[str, Any]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(orjson.loads(request.content))
+        return httpx.Response(200, json=_chat_call(answers[min(len(sent), 2) - 1], f"c{len(sent)}"))
+
+    run = {"provider": "p", "model": "m", "api": "openai-chat", "base_url": "https://x.test/v1"}
+    cfg = Config.model_validate(
+        {
+            "runs": [{**run, "options": {"strict": True}}],
+            "tools": "t.json",
+            "cases": "c.jsonl",
+            "repair": {"max_repairs": 2, "feedback": ["allowed"]},
+        }
+    )
+
+    async def go() -> dict[str, Any]:
+        async with make_client(transport=httpx.MockTransport(handler)) as client:
+            rec = await run_attempt(
+                Target.make(cfg.runs[0], run["base_url"], "k"),
+                case,
+                "auto",
+                1,
+                "r",
+                contract=contract,
+                config=cfg,
+                system=None,
+                client=client,
+                policy=RetryPolicy(max_retries=0),
+                feedback="allowed",
+            )
+        return dict(rec)
+
+    rec = asyncio.run(go())
+    assert len(sent) == 2 and sent[0]["tools"][0]["function"]["strict"] is True
+    return rec
+
+
+def test_a_strict_repair_turn_reads_its_nulls_as_absent_as_turn_1_does() -> None:
+    rec = _strict_repair_record(Case.model_validate(BOOK_PARIS), TRIP)
+    assert rec["judgement"]["verdict"] == "fail"
+    (turn,) = rec["repair_turns"]
+    assert turn["decision"]["calls"][0]["arguments"] == {"city": "Paris", "tag": None}
+    assert turn["valid"] is True and turn["judgement"]["verdict"] == "pass"
+    assert rec["repair"]["valid_after"] == 1 and rec["repair"]["passed_after"] == 1
+
+
+def test_rejudging_a_strict_repair_turn_reads_its_nulls_as_the_live_run_did() -> None:
+    case = Case.model_validate(BOOK_PARIS)
+    rec = _strict_repair_record(case, TRIP)
+    again = rejudge_record(rec, case, TRIP)
+    (turn,) = again["repair_turns"]
+    assert turn["decision"] == rec["repair_turns"][0]["decision"]
+    assert turn["valid"] is True and turn["judgement"]["verdict"] == "pass"
+    assert again["repair"] == rec["repair"]
+
+
+def test_rejudging_repair_turns_judges_them_on_the_case_s_own_tools() -> None:
+    """A case with its own tools is judged on those in every turn, live and re-judged."""
+    case = Case.model_validate({**BOOK_PARIS, "tools": [BOOK.model_dump()]})
+    other = ToolSpec(name="other", description="Not this.", effect="read", parameters={})
+    contract = Contract(name="trip", version="1", tools=[other])
+    rec = _strict_repair_record(case, contract)
+    assert rec["repair"]["needed"] is True and rec["repair"]["passed_after"] == 1
+    again = rejudge_record(rec, case, contract)
+    assert again["repair"] == rec["repair"]
+    assert again["repair_turns"][0]["judgement"] == rec["repair_turns"][0]["judgement"]

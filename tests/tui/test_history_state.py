@@ -190,3 +190,41 @@ async def test_at_80x24_with_the_panel_open_verdicts_and_errors_show(
         await pilot.pause()
         line = "".join(s.text for s in lst.render_line(lst.cursor - lst.scroll_offset.y + 1))
         assert "FAIL" in line and "unexpecte" in line
+
+
+async def test_escapes_in_a_repair_turn_s_label_are_shown_not_obeyed(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    """A repair turn's feedback and index name the pane titles: spelled, never markup."""
+    recs = list(fixture_records(project))
+    evil = copy.deepcopy(recs[2])
+    style = f"allowed{HOSTILE}{CSI}[bold]x[/bold]"
+    evil["feedback"] = style
+    evil["repair"] = {"needed": True, "turns": 1, "valid_after": None, "passed_after": None}
+    evil["repair_turns"] = [
+        {
+            "index": f"[b]1[/b]{HOSTILE}",
+            "feedback": style,
+            "valid": False,
+            "judgement": None,
+            "tool_results": [],
+            "decision": evil["decision"],
+            "request": evil["request"],
+            "response": evil["response"],
+        }
+    ]
+    write_lines(project / "runs" / "evil.jsonl", [headers()[0], *recs[:2], evil])
+    app = app_for()
+    async with app.run_test(size=(140, 30)) as pilot:
+        await open_history(pilot, app, 3)
+        await pilot.press("end", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AttemptScreen))
+        detail = app.screen.query_one(AttemptDetail)
+        await wait_for(pilot, lambda: detail.rec is not None)
+        assert detail.toggle_turn()
+        await pilot.pause()
+        text = painted(app)
+        assert "\x1b" not in text and CSI not in text and "\x07" not in text
+        assert "repair [b]1[/b]\\x1b]0;TITLE\\x07" in text  # markup stays literal
+        explained = str(app.screen.query_one("#detail-explain", Static).render())
+        assert "feedback allowed\\x1b]0;TITLE\\x07\\x1b[2J\\x9b[bold]x[/bold]" in explained

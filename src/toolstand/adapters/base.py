@@ -21,7 +21,7 @@ import orjson
 from toolstand.canonical import json_type_name
 from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
-from toolstand.types import RequestToolChoice
+from toolstand.types import RequestToolChoice, ToolResultRecord
 
 TransportCode = Literal[
     "rate_limited",
@@ -103,6 +103,15 @@ class ToolResult:
     @property
     def is_error(self) -> bool:
         return self.result.get("ok") is False
+
+    def to_record(self) -> ToolResultRecord:
+        """The result as an attempt record holds it (``tool_results``)."""
+        return {
+            "call_id": self.call_id,
+            "name": self.name,
+            "result": self.result,
+            "call_id_synthesized": self.call_id_synthesized,
+        }
 
 
 @dataclass

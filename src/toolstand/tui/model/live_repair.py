@@ -15,7 +15,8 @@ from toolstand.adapters.base import ToolResult
 from toolstand.attempt import AttemptState
 from toolstand.config import Config
 from toolstand.contract import Contract
-from toolstand.repair_feedback import decision_needs_repair, repair_results
+from toolstand.repair_feedback import repair_results
+from toolstand.repair_turns import repair_due as due
 from toolstand.types import FEEDBACK_STYLES, FeedbackStyle
 
 MAX_REPAIRS = 3
@@ -34,15 +35,12 @@ def budget(config: Config) -> int:
 
 def repair_due(state: AttemptState, contract: Contract, config: Config) -> bool:
     """The last turn has a call that needs repair and the budget is not spent."""
-    last = state.repairs[-1].turn if state.repairs else state.first
-    if last is None or last.decision is None or len(state.repairs) >= budget(config):
-        return False
-    return decision_needs_repair(last.decision, contract)
+    return due(state, contract, budget(config))
 
 
 def feedback_for(state: AttemptState, style: str, contract: Contract) -> list[ToolResult]:
     """What the fake executor answers the last turn's calls in ``style`` (to edit)."""
-    last = state.repairs[-1].turn if state.repairs else state.first
+    last = state.last_turn
     assert last is not None and last.decision is not None
     return repair_results(last.decision, style, contract, state.case)
 

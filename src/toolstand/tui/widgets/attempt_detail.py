@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import Static, TextArea
 
 from toolstand.history import error_code
@@ -151,8 +152,10 @@ class AttemptDetail(Vertical):
         turn = shown_turn.body
         raw = turn.get("request") if self.show_request else turn.get("response")
         what = "request" if self.show_request else "raw response"
-        self.query_one("#pane-raw").border_title = f"{what} · {shown_turn.label}"
-        self.query_one("#pane-decision").border_title = f"normalized decision · {shown_turn.label}"
+        # the label holds the record's own feedback and index: plain text, spelled
+        label = visible(shown_turn.label)
+        self.query_one("#pane-raw").border_title = Content(f"{what} · {label}")
+        self.query_one("#pane-decision").border_title = Content(f"normalized decision · {label}")
         self.query_one("#detail-raw", TextArea).load_text(shown(pretty(raw)))
         self.query_one("#detail-decision", TextArea).load_text(shown(pretty(turn.get("decision"))))
         head = (
