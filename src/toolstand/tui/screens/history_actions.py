@@ -18,8 +18,8 @@ from toolstand.cases import CaseFile
 from toolstand.printable import visible
 from toolstand.rejudge import rejudge_record
 from toolstand.tui.model.templates import unique_id
+from toolstand.tui.model.turns import verdict_line
 from toolstand.tui.screens.base import ToolstandScreen
-from toolstand.tui.widgets.attempt_detail import verdict_line
 from toolstand.types import MODES, Mode
 
 if TYPE_CHECKING:
