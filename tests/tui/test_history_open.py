@@ -21,7 +21,7 @@ from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.case_list import CaseTable
 
-from .conftest import SIZE, wait_for
+from .conftest import SIZE, screen_after, wait_for
 from .test_history import fixed_clock, fixture_records, headers, write_history
 
 AppFor = Callable[..., ToolstandApp]
@@ -76,10 +76,7 @@ async def test_the_open_dialog_takes_a_typed_path(
     (elsewhere / "kept.jsonl").write_bytes((project / "runs" / "fixture.jsonl").read_bytes())
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f3")
-        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
-        history = app.screen
-        assert isinstance(history, HistoryScreen)
+        history = await screen_after(pilot, HistoryScreen, "f3")
         await pilot.press("o")
         await wait_for(pilot, lambda: isinstance(app.screen, RunPicker))
         box = app.screen.query_one("#picker-path", Input)

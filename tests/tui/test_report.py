@@ -16,7 +16,7 @@ from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.widgets.report_view import ReportView, bar
 
-from .conftest import SIZE, wait_for
+from .conftest import SIZE, screen_after, wait_for
 from .test_history import fixed_clock, write_history
 
 AppFor = Callable[..., ToolstandApp]
@@ -34,10 +34,7 @@ def write_flaky_history(project: Path) -> list[dict[str, Any]]:
 
 
 async def open_report(pilot: Pilot[Any], app: ToolstandApp) -> ReportScreen:
-    await pilot.press("f4")
-    await wait_for(pilot, lambda: isinstance(app.screen, ReportScreen))
-    screen = app.screen
-    assert isinstance(screen, ReportScreen)
+    screen = await screen_after(pilot, ReportScreen, "f4")
     await wait_for(pilot, lambda: screen.report is not None)
     await pilot.pause()
     return screen
