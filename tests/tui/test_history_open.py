@@ -171,3 +171,27 @@ async def test_the_last_column_follows_one_run_and_mode(app_for: AppFor, project
         where.value = "p/a forced"  # type: ignore[attr-defined]
         await pilot.pause()
         assert last() == {"direct_lookup": "pass", "missing_id": ""}
+
+
+async def test_a_record_rewritten_since_indexing_is_told_with_its_path_spelled(
+    app_for: AppFor, project: Path
+) -> None:
+    # a second process rewrote the line: reading it names the file, whose name is outside text
+    name = "ev\x1b]0;T\x07il\x9b.jsonl"
+    recs = write_history(project, name)
+    path = project / "runs" / name
+    app = app_for(history=str(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        await wait_for(pilot, lambda: screen.index is not None and screen.index.rows == len(recs))
+        await wait_for(pilot, lambda: screen.result is not None)
+        lines = path.read_bytes().split(b"\n")
+        lines[1] = b"[" + b" " * (len(lines[1]) - 2) + b"]"  # same length: not re-indexed
+        path.write_bytes(b"\n".join(lines))
+        await pilot.press("home", "enter")
+        await wait_for(pilot, lambda: any("Cannot read" in n.message for n in app._notifications))
+        notes = [n.message for n in app._notifications if "Cannot read" in n.message]
+        assert not any("\x1b" in n or "\x07" in n or "\x9b" in n for n in notes), notes
+        assert any("ev\\x1b]0;T\\x07il\\x9b.jsonl" in n for n in notes), notes

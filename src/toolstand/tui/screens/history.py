@@ -463,7 +463,10 @@ class HistoryScreen(AttemptActions, ToolstandScreen):
             rec = read_record(path, offset)
         except (OSError, ValueError) as exc:
             self.app.call_from_thread(
-                self.notify, f"Cannot read the attempt: {exc}", severity="error", markup=False
+                self.notify,
+                visible(f"Cannot read the attempt: {exc}"),
+                severity="error",
+                markup=False,
             )
             return
         self.app.call_from_thread(then, rec)

@@ -175,7 +175,7 @@ class AttemptActions(ToolstandScreen):
             new = rejudge_record(rec, case, contract)
         except Exception as exc:  # an adapter that cannot parse an old body: say so, go on
             self.app.call_from_thread(
-                self.notify, f"Re-judging failed: {exc}", severity="error", markup=False
+                self.notify, visible(f"Re-judging failed: {exc}"), severity="error", markup=False
             )
             return
         self.app.call_from_thread(self._rejudged, row, rec, new)
