@@ -195,3 +195,20 @@ async def test_a_record_rewritten_since_indexing_is_told_with_its_path_spelled(
         notes = [n.message for n in app._notifications if "Cannot read" in n.message]
         assert not any("\x1b" in n or "\x07" in n or "\x9b" in n for n in notes), notes
         assert any("ev\\x1b]0;T\\x07il\\x9b.jsonl" in n for n in notes), notes
+
+
+async def test_a_read_failure_notice_spells_the_file_name(app_for: AppFor, project: Path) -> None:
+    name = "ev\x1b]0;T\x07il.jsonl"
+    recs = write_history(project, name)
+    app = app_for(history=str(project / "runs" / name))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        await wait_for(pilot, lambda: screen.index is not None and screen.index.rows == len(recs))
+        assert screen.index is not None
+        # what the indexing worker posts when a read fails (an I/O error mid-scan)
+        screen.post_message(screen.Failed(screen.index, f"cannot read {screen.index.path}: EIO"))
+        await wait_for(pilot, lambda: any("cannot read" in n.message for n in app._notifications))
+        notes = [n.message for n in app._notifications if "cannot read" in n.message]
+        assert notes and not any("\x1b" in n or "\x07" in n for n in notes), notes

@@ -246,7 +246,7 @@ class HistoryScreen(AttemptActions, ToolstandScreen):
         if event.index is not self.index:
             return
         self.indexing = False
-        self.notify(event.reason, severity="error", markup=False)
+        self.notify(visible(event.reason), severity="error", markup=False)  # names the file
         if "reopening" in event.reason and self.path:
             self.open(self.path)
 
