@@ -7,11 +7,12 @@ import contextlib
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 import pytest
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerCancelled, WorkerFailed
 
@@ -19,6 +20,7 @@ from toolstand.tui.app import ToolstandApp, make_app
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (100, 30)
+S = TypeVar("S", bound=Screen[Any])
 
 
 @pytest.fixture(autouse=True)
@@ -68,6 +70,15 @@ async def wait_for(pilot: Pilot[Any], check: Callable[[], bool], rounds: int = 1
             return
         await settle(pilot)
     raise AssertionError("condition not reached after the workers settled")
+
+
+async def screen_after(pilot: Pilot[Any], cls: type[S], *keys: str) -> S:
+    """Press ``keys`` and wait until the app shows a ``cls`` screen; that screen."""
+    await pilot.press(*keys)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, cls))
+    screen = pilot.app.screen
+    assert isinstance(screen, cls)
+    return screen
 
 
 async def type_into(pilot: Pilot[Any], area: TextArea, text: str) -> None:

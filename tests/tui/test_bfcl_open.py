@@ -12,7 +12,7 @@ from toolstand.tui.app import make_app
 from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.report import ReportScreen
 
-from .conftest import SIZE, wait_for
+from .conftest import SIZE, screen_after, wait_for
 
 
 @pytest.fixture
@@ -35,10 +35,7 @@ async def test_an_imported_bfcl_run_opens_in_history_and_report(
         screen = app.screen
         assert isinstance(screen, HistoryScreen)
         await wait_for(pilot, lambda: screen.index is not None and screen.index.rows == 14)
-        await pilot.press("f4")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReportScreen))
-        report = app.screen
-        assert isinstance(report, ReportScreen)
+        report = await screen_after(pilot, ReportScreen, "f4")
         await wait_for(pilot, lambda: report.report is not None)
         assert report.report is not None
         (group,) = report.report.groups

@@ -29,7 +29,7 @@ from toolstand.tui.widgets.attempt_diff import AttemptDiff
 from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.case_form import CaseForm
 
-from .conftest import SIZE, wait_for
+from .conftest import SIZE, screen_after, wait_for
 
 AppFor = Callable[..., ToolstandApp]
 TODAY = date(2026, 11, 28)
@@ -219,10 +219,7 @@ async def test_triage_yesterdays_failures_diff_and_promote(
             and r["started_at"].startswith(DAYS[0])
         )  # fmt: skip
         await wait_for(pilot, lambda: listed(screen)[:1] == [other])
-        await pilot.press("escape", "home", "d")
-        await wait_for(pilot, lambda: isinstance(app.screen, DiffScreen))
-        diff = app.screen
-        assert isinstance(diff, DiffScreen)
+        diff = await screen_after(pilot, DiffScreen, "escape", "home", "d")
         await wait_for(pilot, lambda: bool(diff.rows))
         fields = {r.field: r for r in diff.rows}
         assert fields["model"].a == "sim-eager" and fields["model"].b == "sim-careful"

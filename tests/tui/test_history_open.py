@@ -21,7 +21,7 @@ from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.case_list import CaseTable
 
-from .conftest import SIZE, wait_for
+from .conftest import SIZE, screen_after, wait_for
 from .test_history import fixed_clock, fixture_records, headers, write_history
 
 AppFor = Callable[..., ToolstandApp]
@@ -76,10 +76,7 @@ async def test_the_open_dialog_takes_a_typed_path(
     (elsewhere / "kept.jsonl").write_bytes((project / "runs" / "fixture.jsonl").read_bytes())
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f3")
-        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
-        history = app.screen
-        assert isinstance(history, HistoryScreen)
+        history = await screen_after(pilot, HistoryScreen, "f3")
         await pilot.press("o")
         await wait_for(pilot, lambda: isinstance(app.screen, RunPicker))
         box = app.screen.query_one("#picker-path", Input)
@@ -174,3 +171,44 @@ async def test_the_last_column_follows_one_run_and_mode(app_for: AppFor, project
         where.value = "p/a forced"  # type: ignore[attr-defined]
         await pilot.pause()
         assert last() == {"direct_lookup": "pass", "missing_id": ""}
+
+
+async def test_a_record_rewritten_since_indexing_is_told_with_its_path_spelled(
+    app_for: AppFor, project: Path
+) -> None:
+    # a second process rewrote the line: reading it names the file, whose name is outside text
+    name = "ev\x1b]0;T\x07il\x9b.jsonl"
+    recs = write_history(project, name)
+    path = project / "runs" / name
+    app = app_for(history=str(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        await wait_for(pilot, lambda: screen.index is not None and screen.index.rows == len(recs))
+        await wait_for(pilot, lambda: screen.result is not None)
+        lines = path.read_bytes().split(b"\n")
+        lines[1] = b"[" + b" " * (len(lines[1]) - 2) + b"]"  # same length: not re-indexed
+        path.write_bytes(b"\n".join(lines))
+        await pilot.press("home", "enter")
+        await wait_for(pilot, lambda: any("Cannot read" in n.message for n in app._notifications))
+        notes = [n.message for n in app._notifications if "Cannot read" in n.message]
+        assert not any("\x1b" in n or "\x07" in n or "\x9b" in n for n in notes), notes
+        assert any("ev\\x1b]0;T\\x07il\\x9b.jsonl" in n for n in notes), notes
+
+
+async def test_a_read_failure_notice_spells_the_file_name(app_for: AppFor, project: Path) -> None:
+    name = "ev\x1b]0;T\x07il.jsonl"
+    recs = write_history(project, name)
+    app = app_for(history=str(project / "runs" / name))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        await wait_for(pilot, lambda: screen.index is not None and screen.index.rows == len(recs))
+        assert screen.index is not None
+        # what the indexing worker posts when a read fails (an I/O error mid-scan)
+        screen.post_message(screen.Failed(screen.index, f"cannot read {screen.index.path}: EIO"))
+        await wait_for(pilot, lambda: any("cannot read" in n.message for n in app._notifications))
+        notes = [n.message for n in app._notifications if "cannot read" in n.message]
+        assert notes and not any("\x1b" in n or "\x07" in n for n in notes), notes

@@ -18,7 +18,7 @@ from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.attempt_list import AttemptList, layout
 
-from .conftest import SIZE, wait_for
+from .conftest import SIZE, screen_after, wait_for
 from .test_history import fixed_clock, fixture_records, headers, open_history, write_history
 
 AppFor = Callable[..., ToolstandApp]
@@ -57,10 +57,7 @@ async def test_odd_lines_never_crash_the_filters_and_are_told(
     write_lines(project / "runs" / "odd.jsonl", lines)
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f3")
-        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
-        screen = app.screen
-        assert isinstance(screen, HistoryScreen)
+        screen = await screen_after(pilot, HistoryScreen, "f3")
         await wait_for(pilot, lambda: screen.index is not None and not screen.indexing)
         await wait_for(pilot, lambda: screen.result is not None)
         await pilot.press("f")  # the panel sorts the days: a record without one is no crash

@@ -116,3 +116,45 @@ async def test_report_shows_each_arm_with_its_repair_rates(app_for: AppFor, proj
 def report_numbers(detail: str, label: str) -> str:
     line = next(x for x in detail.splitlines() if x.startswith(label + " "))
     return line.split()[-2]  # n/d
+
+
+async def test_hostile_feedback_in_a_repair_turn_is_spelled_in_the_detail() -> None:
+    from textual.app import App, ComposeResult
+
+    evil = "x\x1b]0;pwned\x07\x9b2J\x7f"
+    problem = {"status": 422, "code": "INVALID_ARGUMENTS", "detail": evil, "errors": [
+        {"pointer": "/q", "received": evil, "message": evil, "allowed": [evil]},
+    ]}  # fmt: skip
+    turn = {
+        "index": 1, "feedback": "allowed", "valid": False, "request": {"body": evil},
+        "response": {"body": evil}, "decision": {"kind": evil},
+        "tool_results": [{"name": evil, "call_id": evil, "result": {"error": problem}}],
+        "judgement": {"verdict": "fail", "errors": [{"code": "schema", "path": evil}]},
+    }  # fmt: skip
+    rec = {
+        "case_id": evil, "provider": "sim", "model": evil, "feedback": "allowed",
+        "judgement": {"verdict": "fail", "errors": []}, "repair_turns": [turn],
+        "repair": {"needed": True, "passed_after": None, "turns": 1},
+    }  # fmt: skip
+
+    class DetailApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield AttemptDetail()
+
+    app = DetailApp()
+    async with app.run_test(size=SIZE) as pilot:
+        detail = app.query_one(AttemptDetail)
+        detail.show(rec)
+        detail.toggle_turn()  # the repair turn, with the feedback sent before it
+        await pilot.pause()
+        explained = str(detail.query_one("#detail-explain", Static).render())
+        assert "feedback sent before turn 2" in explained
+        shown = [
+            explained,
+            str(detail.query_one("#detail-head", Static).render()),
+            detail.query_one("#detail-raw", TextArea).text,
+            detail.query_one("#detail-decision", TextArea).text,
+        ]
+        for text in shown:
+            assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F for c in text)
+        assert "x\\x1b]0;pwned\\x07\\x9b2J\\x7f" in explained

@@ -16,7 +16,7 @@ from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.widgets.report_view import ReportView, bar
 
-from .conftest import SIZE, wait_for
+from .conftest import SIZE, screen_after, wait_for
 from .test_history import fixed_clock, write_history
 
 AppFor = Callable[..., ToolstandApp]
@@ -34,10 +34,7 @@ def write_flaky_history(project: Path) -> list[dict[str, Any]]:
 
 
 async def open_report(pilot: Pilot[Any], app: ToolstandApp) -> ReportScreen:
-    await pilot.press("f4")
-    await wait_for(pilot, lambda: isinstance(app.screen, ReportScreen))
-    screen = app.screen
-    assert isinstance(screen, ReportScreen)
+    screen = await screen_after(pilot, ReportScreen, "f4")
     await wait_for(pilot, lambda: screen.report is not None)
     await pilot.pause()
     return screen
@@ -199,3 +196,18 @@ async def test_the_report_shows_escapes_spelled(
                     assert not any("\x1b" in c or "\x9b" in c for c in r)
         shown = app.export_screenshot()
         assert "\x1b" not in shown and "\x9b" not in shown
+
+
+async def test_an_export_notice_spells_control_characters_in_the_file_name(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    name = "ev\x1b]0;T\x07il\x9b.jsonl"
+    write_history(project, name)
+    app = app_for(history=str(project / "runs" / name))
+    async with app.run_test(size=SIZE) as pilot:
+        await open_report(pilot, app)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: any("Exported" in n.message for n in app._notifications))
+        notes = [n.message for n in app._notifications]
+        assert not any("\x1b" in n or "\x07" in n or "\x9b" in n for n in notes), notes
+        assert any("ev\\x1b]0;T\\x07il\\x9b.report.json" in n for n in notes), notes

@@ -549,3 +549,17 @@ async def test_outside_strings_on_the_run_screen_have_control_characters_spelled
         await paste(pilot, app, "502", "<h1>502 [bold]Bad[/bold] Gateway\x1b[2J</h1>")
         raw = app.screen.query_one("#response-body", TextArea).text
         assert raw == "<h1>502 [bold]Bad[/bold] Gateway\\x1b[2J</h1>"  # markup kept literal
+
+
+async def test_del_and_c1_in_a_json_body_are_spelled_in_the_run_panes(
+    app_for: AppFor, project: Path
+) -> None:
+    # orjson escapes C0 in strings but leaves DEL and C1 (\x9b is a one-byte CSI) as they are
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_run(pilot, app, "irrelevant_weather")
+        await paste(pilot, app, "200", chat_call("evil\x9b2J\x7f", '{"q": "\x9b0m"}'))
+        for pane in ("#response-body", "#decision-body"):
+            text = app.screen.query_one(pane, TextArea).text
+            assert "\x9b" not in text and "\x7f" not in text
+            assert "evil\\x9b2J\\x7f" in text

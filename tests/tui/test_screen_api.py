@@ -17,7 +17,7 @@ from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.attempt_list import AttemptList
 
-from .conftest import SIZE, wait_for
+from .conftest import SIZE, screen_after, wait_for
 from .test_history import open_history, write_history
 from .test_run_screen import attempts, status
 
@@ -94,10 +94,7 @@ async def test_the_history_path_is_the_apps_and_report_follows_it(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         assert isinstance(app.screen, HistoryScreen) and app.screen.path == app.history_path
-        await pilot.press("f4")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReportScreen))
-        screen = app.screen
-        assert isinstance(screen, ReportScreen)
+        screen = await screen_after(pilot, ReportScreen, "f4")
         await wait_for(pilot, lambda: screen.report is not None)
         assert screen.path == app.history_path
 
@@ -107,10 +104,7 @@ async def test_prepare_chooses_the_case_run_and_mode_then_runs(
 ) -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f2")
-        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
-        screen = app.screen
-        assert isinstance(screen, RunScreen)
+        screen = await screen_after(pilot, RunScreen, "f2")
         screen.prepare("direct_lookup", 1, "forced", run=True)
         bar = [screen.query_one(f"#run-{n}", Select).value for n in ("case", "target", "mode")]
         assert bar == ["direct_lookup", 1, "forced"] and app.selected_case_id == "direct_lookup"

@@ -23,7 +23,7 @@ from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
 
-from .conftest import SIZE, wait_for
+from .conftest import SIZE, screen_after, wait_for
 from .test_history import fixed_clock, open_history, write_history
 from .test_run_screen import PASTED_CALL, open_run, status
 
@@ -156,11 +156,7 @@ def test_report_screen_80x24(
     write_history(project)
 
     async def show(pilot: Pilot[Any]) -> None:
-        app = pilot.app
-        await pilot.press("f4")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReportScreen))
-        screen = app.screen
-        assert isinstance(screen, ReportScreen)
+        screen = await screen_after(pilot, ReportScreen, "f4")
         await wait_for(pilot, lambda: screen.report is not None)
         await pilot.pause()
 

@@ -38,6 +38,7 @@ from toolstand.cases import Case
 from toolstand.config import Config
 from toolstand.history import JsonlWriter
 from toolstand.judge import judge
+from toolstand.printable import visible
 from toolstand.repair_turns import repair_turn
 from toolstand.runner import Inputs, header, targets_for
 from toolstand.transport import decode_body, make_client, sanitize_request
@@ -146,6 +147,19 @@ def views_of(state: AttemptState, rec: AttemptRecord | None = None) -> list[Turn
             )
         )
     return turns
+
+
+def describe(view: TurnView, case_id: str, note: str) -> str:
+    """The status line for ``view``: which turn of which case, how it ended, its network
+    time, and ``note`` on how the attempt stands."""
+    if view.transport_error:
+        outcome = f"transport error {view.transport_error.get('code')}"
+        outcome += f" after {view.retries} retries" if view.retries else ""
+    else:
+        outcome = f"verdict {view.judgement['verdict'] if view.judgement else None}"
+    took = f"{view.latency_ms:.0f} ms" if view.latency_ms is not None else ""
+    bits = [f"{view.label} of {visible(case_id)}", outcome, took, note]
+    return " · ".join(b for b in bits if b)
 
 
 def live_path(runs_dir: Path, today: date | None = None) -> Path:

@@ -38,6 +38,29 @@ def repair_due(state: AttemptState, contract: Contract, config: Config) -> bool:
     return due(state, contract, budget(config))
 
 
+def style_of(state: AttemptState, config: Config) -> FeedbackStyle:
+    """The attempt's feedback style: its arm once set, else the config's first."""
+    return state.feedback or styles_for(config)[0]
+
+
+def repair_offer(
+    state: AttemptState, config: Config, contract: Contract
+) -> tuple[list[ToolResult], list[dict[str, dict[str, Any]]], str]:
+    """What the step panel opens on for the next repair turn: the feedback in the
+    attempt's style, each call's feedback in every style (one pick away), the title."""
+    style = style_of(state, config)
+    by_style = {s: feedback_for(state, s, contract) for s in styles_for(config)}
+    choices = [
+        {f"feedback: {s}": results[i].result for s, results in by_style.items()}
+        for i in range(len(by_style[style]))
+    ]
+    n = len(state.repairs) + 1
+    title = (
+        f"repair {n}: feedback to send ({style}) · ctrl+r edit · ctrl+l other styles · ctrl+t sends"
+    )
+    return by_style[style], choices, title
+
+
 def feedback_for(state: AttemptState, style: str, contract: Contract) -> list[ToolResult]:
     """What the fake executor answers the last turn's calls in ``style`` (to edit)."""
     last = state.last_turn

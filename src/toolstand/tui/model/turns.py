@@ -35,11 +35,12 @@ def attempt_turns(rec: dict[str, Any]) -> list[ShownTurn]:
     return out
 
 
-def _verdict(t: dict[str, Any]) -> str:
-    te = t.get("transport_error")
+def verdict_line(rec: dict[str, Any]) -> str:
+    """``pass``, ``fail [codes]`` or the transport failure of a record (or a turn of it)."""
+    te = rec.get("transport_error")
     if isinstance(te, dict):
         return f"transport error {te.get('code')}"
-    j = t.get("judgement")
+    j = rec.get("judgement")
     if not isinstance(j, dict):
         return "not judged"
     codes = [error_code(e) for e in j.get("errors") or []]
@@ -85,7 +86,7 @@ def repair_lines(rec: dict[str, Any], shown: ShownTurn | None = None) -> list[st
         if t.repair is None:
             continue
         valid = "valid" if t.body.get("valid") else "invalid"
-        out.append(f"  {t.label}: {valid}, {_verdict(t.body)}")
+        out.append(f"  {t.label}: {valid}, {verdict_line(t.body)}")
     if shown is not None and shown.repair is not None:
         out.append(f"feedback sent before {shown.label}:")
         for r in shown.body.get("tool_results") or []:

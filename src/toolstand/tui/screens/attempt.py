@@ -158,7 +158,9 @@ class AttemptScreen(ToolstandScreen):
         if event.row != self.row:
             return
         if event.rec is None:
-            self.notify(f"Cannot read the attempt: {event.error}", severity="error", markup=False)
+            self.notify(
+                visible(f"Cannot read the attempt: {event.error}"), severity="error", markup=False
+            )
             return
         self.query_one(AttemptDetail).show(event.rec)
 
@@ -225,7 +227,9 @@ class DiffScreen(Screen[None]):
     @on(DiffLoaded)
     def _loaded(self, event: DiffLoaded) -> None:
         if event.a is None or event.b is None:
-            self.notify(f"Cannot read the attempts: {event.error}", severity="error", markup=False)
+            self.notify(
+                visible(f"Cannot read the attempts: {event.error}"), severity="error", markup=False
+            )
             return
         self.rows = self.query_one(AttemptDiff).show(event.a, event.b)
         differ = sum(not r.same for r in self.rows)

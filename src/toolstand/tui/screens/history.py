@@ -246,7 +246,7 @@ class HistoryScreen(AttemptActions, ToolstandScreen):
         if event.index is not self.index:
             return
         self.indexing = False
-        self.notify(event.reason, severity="error", markup=False)
+        self.notify(visible(event.reason), severity="error", markup=False)  # names the file
         if "reopening" in event.reason and self.path:
             self.open(self.path)
 
@@ -463,7 +463,10 @@ class HistoryScreen(AttemptActions, ToolstandScreen):
             rec = read_record(path, offset)
         except (OSError, ValueError) as exc:
             self.app.call_from_thread(
-                self.notify, f"Cannot read the attempt: {exc}", severity="error", markup=False
+                self.notify,
+                visible(f"Cannot read the attempt: {exc}"),
+                severity="error",
+                markup=False,
             )
             return
         self.app.call_from_thread(then, rec)

@@ -18,8 +18,8 @@ from toolstand.cases import CaseFile
 from toolstand.printable import visible
 from toolstand.rejudge import rejudge_record
 from toolstand.tui.model.templates import unique_id
+from toolstand.tui.model.turns import verdict_line
 from toolstand.tui.screens.base import ToolstandScreen
-from toolstand.tui.widgets.attempt_detail import verdict_line
 from toolstand.types import MODES, Mode
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ class AttemptActions(ToolstandScreen):
             new = rejudge_record(rec, case, contract)
         except Exception as exc:  # an adapter that cannot parse an old body: say so, go on
             self.app.call_from_thread(
-                self.notify, f"Re-judging failed: {exc}", severity="error", markup=False
+                self.notify, visible(f"Re-judging failed: {exc}"), severity="error", markup=False
             )
             return
         self.app.call_from_thread(self._rejudged, row, rec, new)

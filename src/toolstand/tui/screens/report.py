@@ -188,7 +188,9 @@ class ReportScreen(ToolstandScreen):
 
     @on(Exported)
     def _exported(self, event: Exported) -> None:
-        self.notify(event.text, severity="information" if event.ok else "error", markup=False)
+        # the paths are named after the history file, which may hold control characters
+        text = visible(event.text)
+        self.notify(text, severity="information" if event.ok else "error", markup=False)
 
     def palette_commands(self) -> Iterator[PaletteCommand]:
         yield ("Report: export JSON", "to runs/<name>.report.json (e)", self.action_export_json)

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Footer, Select, Tab, Tabs
+from textual.widgets import Footer, Select, Tabs
 from textual.worker import Worker, WorkerState
 
 from toolstand.cases import Case
@@ -33,11 +33,11 @@ from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.run_status import RunStatus
 from toolstand.tui.widgets.step_panel import StepPanel
-from toolstand.types import MODES, AttemptRecord, FeedbackStyle, Mode
+from toolstand.tui.widgets.turn_tabs import TurnTabs
+from toolstand.types import MODES, AttemptRecord, Mode
 
 # what the panels show: (case id, index of the configured run, mode)
 Key = tuple[str, object, Mode]
-TABS = 5  # turn 1, at most three repair turns, the second turn
 
 if TYPE_CHECKING:
     from toolstand.attempt import AttemptState
@@ -90,17 +90,13 @@ class RunScreen(ToolstandScreen):
             )  # fmt: skip
             yield Select([(m, m) for m in MODES], allow_blank=False, id="run-mode", compact=True)
         yield RunStatus(id="run-status")
-        # turn 1, up to three repair turns, the second turn
-        yield Tabs(*(Tab(f"turn {i + 1}", id=f"turn-{i}") for i in range(TABS)), id="turns")
+        yield TurnTabs(id="turns")
         yield ExchangeView()
         yield StepPanel(self.app.project.contract.tools, id="step")
         yield Footer()
 
     def on_mount(self) -> None:
-        tabs = self.query_one(Tabs)
-        for i in range(1, TABS):
-            tabs.hide(f"turn-{i}")
-        tabs.display = False  # until there are two turns to choose from
+        self.query_one(TurnTabs).show_turns([], 0)  # until there are two turns to choose from
         project = self.app.project
         if project.config is None:
             problems = "; ".join(str(p) for p in project.config_problems) or (
@@ -305,36 +301,20 @@ class RunScreen(ToolstandScreen):
 
     @work(exclusive=True, group="live", exit_on_error=False)
     async def _repair_turn(self, state: AttemptState, results: list[Any]) -> None:
-        session = self._live()
-        await session.repair(state, self._style(state), results)
-        await self._next_step(session, state)
+        from toolstand.tui.model.live_repair import style_of
 
-    def _style(self, state: AttemptState) -> FeedbackStyle:
-        """The attempt's feedback style: its arm once set, else the config's first."""
-        from toolstand.tui.model.live_repair import styles_for
-
-        config = self.app.project.config
+        session, config = self._live(), self.app.project.config
         assert config is not None
-        return state.feedback or styles_for(config)[0]
+        await session.repair(state, style_of(state, config), results)
+        await self._next_step(session, state)
 
     def _open_repair(self, state: AttemptState) -> None:
         """The feedback for the last turn's calls, each style of it one pick away."""
-        from toolstand.tui.model.live_repair import feedback_for, styles_for
+        from toolstand.tui.model.live_repair import repair_offer
 
         config, contract = self.app.project.config, self.app.project.contract
         assert config is not None
-        style = self._style(state)
-        by_style = {s: feedback_for(state, s, contract) for s in styles_for(config)}
-        choices = [
-            {f"feedback: {s}": results[i].result for s, results in by_style.items()}
-            for i in range(len(by_style[style]))
-        ]
-        n = len(state.repairs) + 1
-        title = (
-            f"repair {n}: feedback to send ({style}) · ctrl+r edit · ctrl+l other styles"
-            " · ctrl+t sends"
-        )
-        self.query_one(StepPanel).open(by_style[style], choices, title)
+        self.query_one(StepPanel).open(*repair_offer(state, config, contract))
 
     @on(TurnDone)
     def _turn_done(self, event: TurnDone) -> None:
@@ -472,28 +452,11 @@ class RunScreen(ToolstandScreen):
         self._turn, self._note = 0, ""
         self.query_one(StepPanel).close()
         self.query_one(ExchangeView).show(None)
-        tabs = self.query_one(Tabs)
-        for i in range(1, TABS):
-            tabs.hide(f"turn-{i}")
-        tabs.display = False
+        self.query_one(TurnTabs).show_turns([], 0)
         self.refresh_bindings()
 
     def _show_turn(self, index: int) -> None:
-        tabs = self.query_one(Tabs)
-        first = tabs.get_tab("turn-0")
-        if first is not None and self.views:
-            first.label = "pasted" if self.views[0].label == "pasted" else "turn 1"
-        for i in range(1, TABS):
-            tab = tabs.get_tab(f"turn-{i}")
-            if i < len(self.views) and tab is not None:
-                tab.label = self.views[i].label.split(" · ")[0] + (
-                    f" · repair {i}" if "repair" in self.views[i].label else ""
-                )
-                tabs.show(f"turn-{i}")
-            else:
-                tabs.hide(f"turn-{i}")
-        tabs.display = len(self.views) > 1  # one turn: the status names it, save the line
-        tabs.active = f"turn-{index}"
+        self.query_one(TurnTabs).show_turns(self.views, index)
         self._turn = index
         self.query_one(ExchangeView).show(self.views[index] if self.views else None)
         self._describe()
@@ -502,17 +465,10 @@ class RunScreen(ToolstandScreen):
     def _describe(self) -> None:
         """The status line says what the panels show: which turn of which case, how it
         ended, its network time, and how the attempt stands."""
-        if not self.views or self.showing is None:
-            return
-        view = self.views[self._turn]
-        if view.transport_error:
-            outcome = f"transport error {view.transport_error.get('code')}"
-            outcome += f" after {view.retries} retries" if view.retries else ""
-        else:
-            outcome = f"verdict {view.judgement['verdict'] if view.judgement else None}"
-        took = f"{view.latency_ms:.0f} ms" if view.latency_ms is not None else ""
-        bits = [f"{view.label} of {visible(self.showing[0])}", outcome, took, self._note]
-        self._say(" · ".join(b for b in bits if b))
+        from toolstand.tui.model.live import describe
+
+        if self.views and self.showing is not None:
+            self._say(describe(self.views[self._turn], self.showing[0], self._note))
 
     def action_step_turn(self, delta: int) -> None:
         index = self._turn + delta
@@ -527,7 +483,7 @@ class RunScreen(ToolstandScreen):
 
     @on(Tabs.TabActivated, "#turns")
     def _tab(self, event: Tabs.TabActivated) -> None:
-        index = int((event.tab.id or "turn-0").removeprefix("turn-"))
+        index = TurnTabs.tab_index(event.tab)
         if index < len(self.views) and index != self._turn:
             self._show_turn(index)
 

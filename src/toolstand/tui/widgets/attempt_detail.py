@@ -13,7 +13,7 @@ from textual.widgets import Static, TextArea
 
 from toolstand.history import error_code
 from toolstand.printable import visible, visible_lines
-from toolstand.tui.model.turns import attempt_turns, repair_lines
+from toolstand.tui.model.turns import attempt_turns, repair_lines, verdict_line
 
 SHOWN_BYTES = 1 << 16  # a pane shows this much of a body; `y` copies the whole record
 
@@ -37,18 +37,6 @@ def shown(text: str, limit: int = SHOWN_BYTES) -> str:
 def _short(value: Any, limit: int = 60) -> str:
     text = value if isinstance(value, str) else orjson.dumps(value).decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def verdict_line(rec: dict[str, Any]) -> str:
-    """``pass``, ``fail [codes]`` or the transport failure of a record."""
-    te = rec.get("transport_error")
-    if isinstance(te, dict):
-        return f"transport error {te.get('code')}"
-    j = rec.get("judgement")
-    if not isinstance(j, dict):
-        return "not judged"
-    codes = [error_code(e) for e in j.get("errors") or []]
-    return f"{j.get('verdict')}" + (f" [{', '.join(codes)}]" if codes else "")
 
 
 def explain(rec: dict[str, Any]) -> list[str]:

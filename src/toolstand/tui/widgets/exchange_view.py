@@ -21,10 +21,11 @@ _ANCHOR = "__toolstand_anchor__"
 
 
 def pretty(value: Any) -> str:
+    """``value`` as indented JSON for a pane, DEL and C1 spelled (orjson leaves them)."""
     try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+        return visible_lines(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
     except TypeError:  # integers beyond 64 bits: show them as text
-        return repr(value)
+        return visible_lines(repr(value))
 
 
 def _body_area(id: str) -> TextArea:

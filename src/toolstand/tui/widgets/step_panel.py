@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -15,9 +16,14 @@ from toolstand.contract import ToolSpec
 from toolstand.executor import canned_results
 from toolstand.printable import visible
 
+# orjson escapes C0 in strings but leaves DEL and C1 (U+009B is a one-byte CSI); they
+# occur in strings only, where the JSON escape keeps the value the user edits and sends
+_DEL_C1 = re.compile("[\x7f-\x9f]")
+
 
 def _pretty(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    return _DEL_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class StepPanel(VerticalScroll):
