@@ -15,7 +15,7 @@ from toolstand.cases import load_cases, parse_cases
 from toolstand.check import run_check
 from toolstand.cli import main
 from toolstand.config import load_config
-from toolstand.contract import load_contract
+from toolstand.contract import load_contract, parse_contract
 from toolstand.problems import LoadError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -250,3 +250,32 @@ def test_cli_reports_bad_config_without_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert f"{cfg}:1: $.colour: unknown key" in proc.stderr
+
+
+def test_strict_mode_warnings_name_what_each_api_rejects() -> None:
+    # the same keyword lists the adapters note when they send in strict mode
+    from toolstand.check import api_warnings
+
+    params = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "default": 1},
+            "tags": {"type": "array", "items": {"type": "string"}, "contains": {"const": "a"}},
+            "box": {"type": "object", "maxProperties": 2},
+        },
+    }
+    data = {"name": "c", "version": "1", "tools": [{"name": "t", "description": "d",
+                                                     "parameters": params}]}  # fmt: skip
+    text = json.dumps(data, indent=1)
+    contract = parse_contract(text, "c.json")
+    found = {
+        (p.path, p.message.split(":")[0])
+        for p in api_warnings(contract, "c.json", text)
+        if "is not supported" in p.message
+    }
+    base = "$.tools[0].parameters.properties"
+    assert found == {
+        (f"{base}.n.default", "openai strict mode"),
+        (f"{base}.tags.contains", "anthropic strict tools"),
+        (f"{base}.box.maxProperties", "anthropic strict tools"),
+    }

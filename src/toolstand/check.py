@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 
+from toolstand.adapters.strict import ANTHROPIC_UNSUPPORTED, OPENAI_UNSUPPORTED
 from toolstand.cases import CaseFile, load_case_set
 from toolstand.contract import Contract, ToolSpec, load_contract, meta_problem, validator_for
 from toolstand.jsonpos import line_index, line_of
@@ -21,19 +22,6 @@ _GEMINI_SCHEMA_FIELDS = {
     "type", "format", "title", "description", "nullable", "enum", "properties", "required",
     "items", "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern",
     "minProperties", "maxProperties", "propertyOrdering", "anyOf", "default", "example",
-}  # fmt: skip
-_OPENAI_STRICT_UNSUPPORTED = {
-    "allOf",
-    "not",
-    "dependentRequired",
-    "dependentSchemas",
-    "if",
-    "then",
-    "else",
-}
-_ANTHROPIC_STRICT_UNSUPPORTED = {
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
-    "maxLength", "uniqueItems", "maxItems", "minProperties", "maxProperties",
 }  # fmt: skip
 _STRUCTURAL = {
     "properties",
@@ -102,12 +90,12 @@ def api_warnings(contract: Contract, file: str, text: str) -> list[Problem]:
                         "(a 400 there); toolstand sends 'parametersJsonSchema', where enforcement is "
                         "unconfirmed: only toolstand's validation enforces it",
                     )
-                if key in _ANTHROPIC_STRICT_UNSUPPORTED:
+                if key in ANTHROPIC_UNSUPPORTED:
                     warn(
                         (*parts, key),
                         f"anthropic strict tools: '{key}' is not supported (400 with strict: true)",
                     )
-                if key in _OPENAI_STRICT_UNSUPPORTED:
+                if key in OPENAI_UNSUPPORTED:
                     warn(
                         (*parts, key),
                         f"openai strict mode: '{key}' is not supported (400 with strict: true)",

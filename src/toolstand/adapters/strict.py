@@ -44,7 +44,8 @@ OPENAI_UNSUPPORTED = (
     "else",
     "default",
 )
-# rejected by Anthropic strict tools (C6): numeric, string-length and array constraints
+# rejected by Anthropic strict tools (C6): numeric, string-length, array and object-size
+# constraints (the last are not in its list of supported keywords)
 ANTHROPIC_UNSUPPORTED = (
     "minimum",
     "maximum",
@@ -58,6 +59,8 @@ ANTHROPIC_UNSUPPORTED = (
     "contains",
     "minContains",
     "maxContains",
+    "minProperties",
+    "maxProperties",
 )
 # Anthropic's per-request limits, summed over all strict tools (C6)
 ANTHROPIC_MAX_STRICT_TOOLS = 20
