@@ -5,15 +5,26 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from array import array
 from datetime import UTC, date
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from record_factory import attempt, err, header, judgement, lead_order, second_turn, transport
+from record_factory import (
+    attempt,
+    err,
+    header,
+    judgement,
+    lead_order,
+    second_turn,
+    transport,
+    write_jsonl,
+)
 
 from toolstand.history import sidecar
+from toolstand.history.columns import Facet
 from toolstand.history.files import describe_run_file, list_run_files
 from toolstand.history.index import HistoryIndex
 from toolstand.history.query import Query, day_range, run_query
@@ -175,6 +186,30 @@ def test_small_chunks_give_the_same_index(tmp_path: Path) -> None:
     assert bits.rows == whole.rows
     assert list(bits.offsets) == list(whole.offsets)
     assert bytes(bits.verdict.codes) == bytes(whole.verdict.codes)
+
+
+def test_a_facet_widens_its_codes_between_chunks_without_losing_rows(tmp_path: Path) -> None:
+    # 300 distinct case ids (a BFCL import has thousands) arriving a few lines at a time:
+    # the codes move from one byte a row to two in the middle of the file
+    path = write_jsonl(tmp_path / "h.jsonl", [header()] + [attempt(f"c{i}") for i in range(300)])
+    bits = HistoryIndex(path, tz=UTC)
+    while bits.update(max_bytes=4096, chunk=4096):
+        assert [bits.value("case", r) for r in range(bits.rows)] == [
+            f"c{r}" for r in range(bits.rows)
+        ]
+    codes = bits.facets["case"].codes
+    assert bits.rows == 300 and isinstance(codes, array) and codes.typecode == "H"
+    assert run_query(bits, Query(text="c299")).rows.tolist() == [299]
+
+
+def test_a_facet_past_65536_values_keeps_four_bytes_a_row() -> None:
+    facet = Facet("case")
+    facet.extend(str(i) for i in range(200))
+    facet.extend(str(i) for i in range(200, 70_000))
+    assert isinstance(facet.codes, array) and facet.codes.typecode == "I"
+    assert [facet.value(r) for r in (0, 255, 256, 65_536, 69_999)] == [
+        "0", "255", "256", "65536", "69999"
+    ]  # fmt: skip
 
 
 def test_bad_lines_become_warnings(tmp_path: Path) -> None:

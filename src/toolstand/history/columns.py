@@ -70,8 +70,12 @@ class Facet:
 
     def extend(self, values: Iterable[Any]) -> None:
         codes = list(map(self.ids.__getitem__, values))
-        if isinstance(self.codes, bytearray) and len(self.values) > 256:
-            self.codes = array("H", self.codes)  # past 256 values: two bytes a row
+        # one byte a row up to 256 values, two up to 65,536, then four; the codes move over
+        # as a list of numbers (array() would read a bytearray as raw bytes)
+        n = len(self.values)
+        width = "B" if n <= 256 else "H" if n <= 1 << 16 else "I"
+        if getattr(self.codes, "typecode", "B") != width:
+            self.codes = array(width, list(self.codes))
         self.codes.extend(codes)
 
     def value(self, row: int) -> Any:
