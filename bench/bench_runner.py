@@ -42,8 +42,8 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from toolstand.config import parse_config  # noqa: E402
-from toolstand.runner import Inputs, load_inputs, run  # noqa: E402
+from toolstand.run.runner import Inputs, load_inputs, run  # noqa: E402
+from toolstand.spec.config import parse_config  # noqa: E402
 
 KEY_ENV = "TOOLSTAND_BENCH_KEY"
 os.environ.setdefault(KEY_ENV, "sk-bench")
@@ -54,8 +54,8 @@ os.environ.setdefault(KEY_ENV, "sk-bench")
 
 SERVE = """
 import asyncio, sys, orjson
-from toolstand.cases import load_cases
-from toolstand.contract import load_contract
+from toolstand.spec.cases import load_cases
+from toolstand.spec.contract import load_contract
 from toolstand.sim import SimServer
 
 async def main():

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from toolstand.cases import CaseFile, load_cases
-from toolstand.contract import Contract, load_contract
+from toolstand.spec.cases import CaseFile, load_cases
+from toolstand.spec.contract import Contract, load_contract
 
 ROOT = Path(__file__).resolve().parent.parent
 

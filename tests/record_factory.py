@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from toolstand.canonical import canonical_json
+from toolstand.util.canonical import canonical_json
 
 SIG_TEXT = canonical_json(["text", [], []])
 

@@ -27,12 +27,12 @@ import orjson
 import pytest
 from bfcl_rules import bfcl_valid
 
-from toolstand.cases import Case
-from toolstand.contract import Contract
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.importers.bfcl import to_case
 from toolstand.importers.bfcl_schema import wire_name
-from toolstand.judge import judge
+from toolstand.judge.verdict import judge
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract
 
 WHEEL_NAME = "bfcl_eval-2026.3.23-py3-none-any.whl"
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "bfcl"

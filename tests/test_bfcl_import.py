@@ -9,12 +9,12 @@ import bfcl_fixtures as fx
 import orjson
 import pytest
 
-from toolstand.cases import load_case_set
 from toolstand.cli import main
 from toolstand.importers.bfcl import check_categories, import_category
 from toolstand.importers.bfcl_schema import convert_schema, to_tool
 from toolstand.importers.bfcl_source import CATEGORIES, open_source
-from toolstand.problems import LoadError
+from toolstand.spec.cases import load_case_set
+from toolstand.util.problems import LoadError
 
 
 def imported(tmp_path: Path) -> dict[str, dict[str, Any]]:

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from toolstand.canonical import sha256_hex
-from toolstand.casefile_edit import EditRefused, append_line, delete_line, replace_line
+from toolstand.spec.casefile_edit import EditRefused, append_line, delete_line, replace_line
+from toolstand.util.canonical import sha256_hex
 
 # Odd but legal bytes on purpose: spacing, a blank line, a broken line, a version line,
 # and no newline at the end; none of them may change when another line is edited.

@@ -76,8 +76,8 @@ def test_report_and_compare_from_the_command_line(
 def test_the_real_provider_example_loads_and_names_its_keys(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolstand.config import load_config
-    from toolstand.runner import load_inputs, missing_keys
+    from toolstand.run.runner import load_inputs, missing_keys
+    from toolstand.spec.config import load_config
 
     path = ROOT / "config.providers.example.json"
     config = load_config(path)

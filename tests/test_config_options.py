@@ -12,8 +12,8 @@ import pytest
 from test_runner import go, make_inputs, read, sim
 
 from toolstand.cli_parser import build_parser
-from toolstand.config import OPTIONS_BY_API, parse_config
-from toolstand.problems import LoadError
+from toolstand.spec.config import OPTIONS_BY_API, parse_config
+from toolstand.util.problems import LoadError
 
 
 def config_text(*runs: dict[str, Any]) -> str:

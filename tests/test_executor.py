@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from toolstand.cases import Case
-from toolstand.contract import Contract, parse_contract
+from toolstand.attempt.executor import canned_results, default_result, execute
 from toolstand.decision import ToolCall
-from toolstand.executor import canned_results, default_result, execute
-from toolstand.problems import LoadError
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract, parse_contract
+from toolstand.util.problems import LoadError
 
 SHELF: dict[str, Any] = {
     "name": "shelf",

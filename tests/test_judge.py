@@ -8,10 +8,10 @@ from typing import Any
 import orjson
 import pytest
 
-from toolstand.cases import Case
-from toolstand.contract import Contract
 from toolstand.decision import ModelDecision, ToolCall
-from toolstand.judge import judge, judge_followup, signature
+from toolstand.judge.verdict import judge, judge_followup, signature
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract
 
 
 def case(line: dict[str, Any]) -> Case:
@@ -460,7 +460,7 @@ def test_signature_ignores_call_order() -> None:
 
 
 def test_followup_codes() -> None:
-    from toolstand.cases import Followup
+    from toolstand.spec.cases import Followup
 
     f = Followup(
         must_not_call=["cancel_order"], contains_any=["передан"], must_not_contain=["заказ отменён"]

@@ -8,14 +8,14 @@ from typing import Any
 import orjson
 import pytest
 
-from toolstand.cases import Case, load_case_set
-from toolstand.config import parse_config
-from toolstand.contract import Contract
 from toolstand.decision import ModelDecision, ToolCall
-from toolstand.judge import judge
-from toolstand.problems import LoadError
-from toolstand.repair import normalize
+from toolstand.judge.normalize import normalize
+from toolstand.judge.verdict import judge
+from toolstand.spec.cases import Case, load_case_set
+from toolstand.spec.config import parse_config
+from toolstand.spec.contract import Contract
 from toolstand.types import Judgement
+from toolstand.util.problems import LoadError
 
 EMPTY = Contract(name="none", version="0", tools=[])
 TOOL = {

@@ -14,8 +14,8 @@ def probe(code: str) -> str:
 
 
 CHECK = (
-    "import toolstand.cli, toolstand.runner, toolstand.attempt, toolstand.judge, "
-    "toolstand.casefile_edit; import sys; "
+    "import toolstand.cli, toolstand.run.runner, toolstand.attempt.turns, toolstand.judge.verdict, "
+    "toolstand.spec.casefile_edit; import sys; "
     "print(any(m.startswith('textual') for m in sys.modules))"
 )
 
@@ -27,7 +27,9 @@ def test_core_imports_no_textual() -> None:
 
 def test_the_check_can_fail() -> None:
     # the same probe sees Textual once the TUI is imported, so the test above means something
-    code = CHECK.replace("toolstand.casefile_edit;", "toolstand.casefile_edit, toolstand.tui.app;")
+    code = CHECK.replace(
+        "toolstand.spec.casefile_edit;", "toolstand.spec.casefile_edit, toolstand.tui.app;"
+    )
     out = probe(code)
     assert out == "True"
 
@@ -84,7 +86,7 @@ def test_every_module_imports_on_its_own() -> None:
 def test_the_run_path_imports_no_command_line_client_of_httpx() -> None:
     # click is installed beside import-linter and mcp; httpx would then import its CLI
     code = (
-        "import toolstand.cli, toolstand.runner, sys; "
+        "import toolstand.cli, toolstand.run.runner, sys; "
         "import importlib.util; assert importlib.util.find_spec('click'), 'no click: proves nothing'; "
         "print(sorted(m for m in ('rich', 'click', 'pygments') if m in sys.modules))"
     )

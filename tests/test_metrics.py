@@ -22,11 +22,11 @@ from record_factory import (
     write_jsonl,
 )
 
-from toolstand.config import parse_config
 from toolstand.history.read import iter_records
 from toolstand.reporting.formats import to_json
 from toolstand.reporting.metrics import METRICS, GroupStats, Report, compute, compute_files
-from toolstand.runner import load_inputs, run
+from toolstand.run.runner import load_inputs, run
+from toolstand.spec.config import parse_config
 
 BAD_ARGS = [
     err("invalid_arguments", "pattern", path="$.order_id", expected="^ORD-", actual="1"),
@@ -315,7 +315,7 @@ def test_judgement_cache_does_not_merge_different_cases(tmp_path: Path) -> None:
 
 def test_text_signature_constant_is_what_the_judge_writes() -> None:
     from toolstand.decision import ModelDecision
-    from toolstand.judge import signature
+    from toolstand.judge.verdict import signature
 
     assert signature(ModelDecision(kind="text", text="hi", calls=[])) == SIG_TEXT
 

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolstand.printable import visible, visible_lines
+from toolstand.util.printable import visible, visible_lines
 
 
 def test_an_escape_sequence_is_spelled_out() -> None:

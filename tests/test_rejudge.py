@@ -12,10 +12,10 @@ import pytest
 from record_factory import attempt, err, header, judgement, write_jsonl
 
 from toolstand.adapters import get_adapter
-from toolstand.config import parse_config
 from toolstand.decision import ModelDecision
-from toolstand.rejudge import rejudge_file
-from toolstand.runner import load_inputs, run
+from toolstand.run.rejudge import rejudge_file
+from toolstand.run.runner import load_inputs, run
+from toolstand.spec.config import parse_config
 
 ROOT = Path(__file__).resolve().parent.parent
 

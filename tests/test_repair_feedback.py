@@ -12,15 +12,15 @@ from typing import Any
 import orjson
 import pytest
 
-from toolstand.contract import Contract, parse_contract
-from toolstand.decision import ModelDecision, ToolCall
-from toolstand.repair_feedback import (
+from toolstand.attempt.feedback import (
     allowed_text,
     needs_repair,
     repair_results,
     validation_problem,
     violations,
 )
+from toolstand.decision import ModelDecision, ToolCall
+from toolstand.spec.contract import Contract, parse_contract
 
 GOLDEN = Path(__file__).resolve().parent / "fixtures" / "repair_feedback"
 STYLES = ("traceback", "path_value", "allowed", "allowed_prose")

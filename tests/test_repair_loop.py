@@ -13,21 +13,21 @@ import orjson
 import pytest
 from record_factory import attempt, header, judgement, write_jsonl
 
-from toolstand.config import parse_config
-from toolstand.contract import Contract
+from toolstand.attempt.feedback import validation_problem
 from toolstand.decision import ToolCall
 from toolstand.history import in_key_order
 from toolstand.history.lock import HistoryBusy, HistoryLock
 from toolstand.history.write import attempt_key
-from toolstand.problems import LoadError
-from toolstand.rejudge import rejudge_file
-from toolstand.repair_feedback import validation_problem
 from toolstand.reporting import compute_files
 from toolstand.reporting.formats import render_table, to_json
-from toolstand.runner import load_inputs, plan, run
+from toolstand.run.rejudge import rejudge_file
+from toolstand.run.runner import load_inputs, plan, run
 from toolstand.sim.repairs import FEEDBACK_FIX_RATES, feedback_style, fix_rate
 from toolstand.sim.turn import ToolOutput
+from toolstand.spec.config import parse_config
+from toolstand.spec.contract import Contract
 from toolstand.types import APIS
+from toolstand.util.problems import LoadError
 
 ROOT = Path(__file__).resolve().parent.parent
 STYLES = ["traceback", "path_value", "allowed", "allowed_prose"]

@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 import orjson
 
-from toolstand.attempt import Target, run_attempt
-from toolstand.cases import Case
-from toolstand.config import Config
-from toolstand.contract import Contract, ToolSpec
+from toolstand.attempt.turns import Target, run_attempt
+from toolstand.spec.cases import Case
+from toolstand.spec.config import Config
+from toolstand.spec.contract import Contract, ToolSpec
 from toolstand.transport import RetryPolicy, make_client
 
 SHIP = ToolSpec(

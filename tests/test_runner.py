@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 import pytest
 
-from toolstand.config import parse_config
-from toolstand.runner import Inputs, finished_keys, load_inputs, plan, run
+from toolstand.run.runner import Inputs, finished_keys, load_inputs, plan, run
+from toolstand.spec.config import parse_config
 from toolstand.types import APIS, AttemptRecord
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -186,7 +186,7 @@ def test_refuses_to_overwrite_and_resumes(tmp_path: Path) -> None:
     out = tmp_path / "run.jsonl"
     go(inputs, out, only={"direct_lookup", "missing_id"})
     before = out.read_bytes()
-    from toolstand.problems import LoadError
+    from toolstand.util.problems import LoadError
 
     with pytest.raises(LoadError):
         go(inputs, out)
@@ -279,8 +279,8 @@ def test_sigkill_then_resume_holds_exactly_the_matrix(tmp_path: Path) -> None:
 def test_requests_per_minute_spaces_request_starts(monkeypatch: pytest.MonkeyPatch) -> None:
     """On a fake clock (a timed test would fail on a loaded machine): starts fall on a
     grid of 60/rpm seconds, and a late wake-up does not push the later ones back."""
-    from toolstand import run_work
-    from toolstand.run_work import RateLimiter
+    from toolstand.run import work as run_work
+    from toolstand.run.work import RateLimiter
 
     clock = [100.0]
     late = iter([0.0, 0.03, 0.0, 0.0])  # the second sleep wakes 30 ms late
@@ -306,7 +306,7 @@ def test_requests_per_minute_spaces_request_starts(monkeypatch: pytest.MonkeyPat
 def test_a_crashing_attempt_is_reported_not_fatal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolstand import run_work as runner_mod  # where the workers call run_attempt
+    from toolstand.run import work as runner_mod  # where the workers call run_attempt
 
     real = runner_mod.run_attempt
 

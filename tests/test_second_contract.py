@@ -10,13 +10,13 @@ from typing import Any
 import orjson
 import pytest
 
-from toolstand.cases import load_cases
 from toolstand.cli import main
-from toolstand.contract import load_contract, parse_contract
-from toolstand.problems import LoadError
+from toolstand.spec.cases import load_cases
+from toolstand.spec.contract import load_contract, parse_contract
 from toolstand.tui.model.draft import check_draft, values_from_case
 from toolstand.tui.model.project import load_project
 from toolstand.tui.model.templates import TEMPLATES, from_template
+from toolstand.util.problems import LoadError
 
 LIBRARY = Path(__file__).resolve().parent / "fixtures" / "library"
 DELIVERY_WORDS = re.compile(

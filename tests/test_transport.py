@@ -22,8 +22,7 @@ import pytest
 from toolstand import transport as transport_module
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import BuiltRequest, HttpRequest, RequestSettings
-from toolstand.config import RunSpec
-from toolstand.redact import REDACTED, SECRET_HEADERS, redact_headers, redact_url, scrub
+from toolstand.spec.config import RunSpec
 from toolstand.transport import (
     Exchange,
     RetryPolicy,
@@ -34,6 +33,7 @@ from toolstand.transport import (
     sanitize_request,
     useful_headers,
 )
+from toolstand.util.redact import REDACTED, SECRET_HEADERS, redact_headers, redact_url, scrub
 
 BODIES = Path(__file__).resolve().parent / "fixtures" / "bodies"
 KEY = "sk-PLANTED-123"

@@ -10,9 +10,9 @@ from typing import Any, get_args
 import orjson
 
 from toolstand.adapters import get_adapter
-from toolstand.config import parse_config
-from toolstand.runner import load_inputs, run
+from toolstand.run.runner import load_inputs, run
 from toolstand.sim import sim_base_url
+from toolstand.spec.config import parse_config
 from toolstand.types import (
     APIS,
     ERROR_CODES,

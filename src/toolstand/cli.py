@@ -9,17 +9,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from toolstand.cli_parser import build_parser
-from toolstand.problems import LoadError, Problem
+from toolstand.util.problems import LoadError, Problem
 
 if TYPE_CHECKING:
-    from toolstand.config import Config
+    from toolstand.spec.config import Config
     from toolstand.types import Mode
 
 
 def _default_config(given: str | None, field: str, options: str, pronoun: str) -> Config:
     """The config --config names, else config.json or config.example.json in the current
     folder; none is a LoadError asking for the options instead."""
-    from toolstand.config import DEFAULT_CONFIGS, find_config, load_config
+    from toolstand.spec.config import DEFAULT_CONFIGS, find_config, load_config
 
     path = find_config(Path("."), given)
     if path is None:
@@ -68,7 +68,7 @@ def _config_contract(config: str | None) -> str:
 def cmd_import(args: argparse.Namespace) -> int:
     from toolstand.importers.bfcl import check_categories, write_import
     from toolstand.importers.bfcl_source import open_source
-    from toolstand.printable import visible
+    from toolstand.util.printable import visible
 
     categories = check_categories(args.category)
     source = open_source(args.source)
@@ -104,8 +104,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace, *, lock: bool) -> int:
-    from toolstand.check import run_check
-    from toolstand.printable import visible
+    from toolstand.spec.check import run_check
+    from toolstand.util.printable import visible
 
     args.tools, args.cases = contract_and_cases(args)
     cases = [Path(c) for c in args.cases] if isinstance(args.cases, list) else Path(args.cases)
@@ -126,11 +126,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     import asyncio
     from datetime import datetime
 
-    from toolstand.config import load_config
-    from toolstand.printable import visible
+    from toolstand.spec.config import load_config
+    from toolstand.util.printable import visible
 
     config = load_config(args.config)
-    from toolstand.runner import load_inputs, missing_keys, run
+    from toolstand.run.runner import load_inputs, missing_keys, run
 
     if args.modes is not None:
         config.modes = _modes(args.modes)
@@ -192,7 +192,7 @@ def _override(config: Config, name: str, value: int | None) -> None:
         return
     from pydantic import ValidationError
 
-    from toolstand.problems import pydantic_message
+    from toolstand.util.problems import pydantic_message
 
     try:
         type(config).model_validate({**config.model_dump(), name: value})
@@ -233,7 +233,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_rejudge(args: argparse.Namespace) -> int:
-    from toolstand.rejudge import cmd_rejudge as rejudge
+    from toolstand.run.rejudge import cmd_rejudge as rejudge
 
     return rejudge(args.run, args.output, tools=args.tools, cases=args.cases)
 
@@ -247,7 +247,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    from toolstand.printable import visible
+    from toolstand.util.printable import visible
 
     history = getattr(args, "history", None) or getattr(args, "history_opt", None)
     if history is not None and not Path(history).is_file():
@@ -289,7 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[command](args)
     except LoadError as exc:
-        from toolstand.printable import visible
+        from toolstand.util.printable import visible
 
         for problem in exc.problems:
             print(visible(str(problem)), file=sys.stderr)

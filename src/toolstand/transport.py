@@ -43,9 +43,9 @@ from toolstand.adapters.base import (
     RequestSettings,
     reserialize,
 )
-from toolstand.canonical import canonical_hash
-from toolstand.redact import redact_headers, redact_url, scrub, scrubbable
 from toolstand.types import TransportErrorRecord
+from toolstand.util.canonical import canonical_hash
+from toolstand.util.redact import redact_headers, redact_url, scrub, scrubbable
 
 USEFUL_HEADERS = frozenset(
     {

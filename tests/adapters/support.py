@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 from toolstand.adapters.base import RequestSettings
-from toolstand.contract import ToolSpec
+from toolstand.spec.contract import ToolSpec
 
 BODIES = Path(__file__).resolve().parent.parent / "fixtures" / "bodies"
 

@@ -11,13 +11,13 @@ import orjson
 
 from toolstand.adapters import get_adapter, tools_payload
 from toolstand.adapters.strict import nullable, nulls_as_absent, rewrite_strict
-from toolstand.attempt import Target, run_attempt
-from toolstand.cases import Case
-from toolstand.config import Config
-from toolstand.contract import Contract, ToolSpec
+from toolstand.attempt.turns import Target, run_attempt
 from toolstand.decision import ModelDecision, ToolCall
-from toolstand.judge import judge
-from toolstand.rejudge import rejudge_record
+from toolstand.judge.verdict import judge
+from toolstand.run.rejudge import rejudge_record
+from toolstand.spec.cases import Case
+from toolstand.spec.config import Config
+from toolstand.spec.contract import Contract, ToolSpec
 from toolstand.transport import RetryPolicy, make_client
 from toolstand.types import Api
 

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from toolstand.adapters import APIS, get_adapter
-from toolstand.cases import CaseFile
-from toolstand.contract import Contract
-from toolstand.judge import judge
+from toolstand.judge.verdict import judge
+from toolstand.spec.cases import CaseFile
+from toolstand.spec.contract import Contract
 
 from .support import body
 

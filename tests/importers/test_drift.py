@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 import pytest
 
-from toolstand.contract import Contract, parse_contract
-from toolstand.drift import compare, gate
+from toolstand.importers.drift import compare, gate
+from toolstand.spec.contract import Contract, parse_contract
 
 from .support import SERVER, Cli
 

@@ -7,7 +7,7 @@ import pytest
 
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import RequestSettings
-from toolstand.contract import Contract
+from toolstand.spec.contract import Contract
 
 from .support import Cli
 

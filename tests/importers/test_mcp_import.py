@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from toolstand.contract import Contract, load_contract
 from toolstand.importers.mcp import Listing, listing_tools
+from toolstand.spec.contract import Contract, load_contract
 
 from .support import SERVER, Cli
 

@@ -9,10 +9,10 @@ from typing import Any
 import orjson
 import pytest
 
-from toolstand.contract import load_contract
 from toolstand.importers.build import write_new
 from toolstand.importers.providers import parse_provider_tools
-from toolstand.problems import LoadError
+from toolstand.spec.contract import load_contract
+from toolstand.util.problems import LoadError
 
 from .support import Cli
 

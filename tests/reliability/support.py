@@ -18,10 +18,10 @@ import orjson
 import pytest
 
 from toolstand.adapters.base import RETRYABLE_CODES
-from toolstand.config import parse_config
 from toolstand.history.write import attempt_key
-from toolstand.runner import Inputs, RunSummary, load_inputs, plan, run
+from toolstand.run.runner import Inputs, RunSummary, load_inputs, plan, run
 from toolstand.sim import SimServer
+from toolstand.spec.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSPORT_CODES = frozenset(

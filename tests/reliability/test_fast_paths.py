@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolstand.adapters.schema import json_copy, strip_private
-from toolstand.contract import load_contract
-from toolstand.redact import _scrub, scrub, scrubbable
+from toolstand.spec.contract import load_contract
 from toolstand.transport import Try
+from toolstand.util.redact import _scrub, scrub, scrubbable
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -30,11 +30,11 @@ from toolstand.adapters.base import (
     Usage,
     status_error_code,
 )
-from toolstand.cases import load_cases
-from toolstand.contract import load_contract
+from toolstand.attempt.executor import execute
 from toolstand.decision import DECISION_KINDS, ModelDecision, ToolCall
-from toolstand.executor import execute
-from toolstand.judge import judge, judge_followup
+from toolstand.judge.verdict import judge, judge_followup
+from toolstand.spec.cases import load_cases
+from toolstand.spec.contract import load_contract
 from toolstand.transport import decode_body
 
 from .mutation import ODD_VALUES, get_at, mutate, paths, set_at

@@ -13,10 +13,10 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolstand.cases import CaseFile, parse_cases
-from toolstand.config import Config, parse_config
-from toolstand.contract import Contract, parse_contract
-from toolstand.problems import LoadError, Problem
+from toolstand.spec.cases import CaseFile, parse_cases
+from toolstand.spec.config import Config, parse_config
+from toolstand.spec.contract import Contract, parse_contract
+from toolstand.util.problems import LoadError, Problem
 
 from .mutation import mutate
 

@@ -18,16 +18,16 @@ import orjson
 import pytest
 from record_factory import attempt, err, header, judgement, transport, write_jsonl
 
-from toolstand import rejudge
-from toolstand.cases import parse_cases
-from toolstand.check import run_check
 from toolstand.cli import main
-from toolstand.config import parse_config
-from toolstand.problems import LoadError
-from toolstand.rejudge import Change
 from toolstand.reporting.commands import cmd_compare, cmd_report
 from toolstand.reporting.formats import write_errors_csv, write_junit
 from toolstand.reporting.metrics import compute_files
+from toolstand.run import rejudge
+from toolstand.run.rejudge import Change
+from toolstand.spec.cases import parse_cases
+from toolstand.spec.check import run_check
+from toolstand.spec.config import parse_config
+from toolstand.util.problems import LoadError
 
 ROOT = Path(__file__).resolve().parents[2]
 ESC = "\x1b]0;TITLE\x07\x1b[2J"

@@ -17,9 +17,9 @@ from record_factory import attempt, header, lead_order, transport, write_jsonl
 
 from toolstand.history.index import HistoryIndex
 from toolstand.history.read import in_key_order, iter_records
-from toolstand.rejudge import rejudge_file
 from toolstand.reporting.compare import load_report
 from toolstand.reporting.metrics import compute_files
+from toolstand.run.rejudge import rejudge_file
 
 
 def _without(key: str) -> dict[str, Any]:

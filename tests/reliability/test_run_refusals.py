@@ -10,8 +10,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from toolstand.check import run_check
 from toolstand.cli import main
+from toolstand.spec.check import run_check
 
 from .support import ROOT, config_data, sim
 

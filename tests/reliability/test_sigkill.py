@@ -16,8 +16,8 @@ from pathlib import Path
 
 import orjson
 
-from toolstand.config import load_config
-from toolstand.runner import load_inputs, plan, run
+from toolstand.run.runner import load_inputs, plan, run
+from toolstand.spec.config import load_config
 from toolstand.types import AttemptRecord
 
 from .support import assert_exact_matrix, config_data, make_inputs, read, sim

@@ -9,10 +9,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from toolstand.cases import parse_cases
-from toolstand.config import parse_config
-from toolstand.contract import parse_contract
-from toolstand.problems import LoadError
+from toolstand.spec.cases import parse_cases
+from toolstand.spec.config import parse_config
+from toolstand.spec.contract import parse_contract
+from toolstand.util.problems import LoadError
 
 from .support import ROOT, config_data, sim
 

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from toolstand.history.write import attempt_key
-from toolstand.redact import REDACTED
+from toolstand.util.redact import REDACTED
 
 from .support import ROOT, check_record, config_data, go, make_inputs, read, serving, sim
 
@@ -200,8 +200,8 @@ def test_userinfo_in_a_base_url_is_sent_but_never_written(
 
 
 def test_a_config_holds_its_values_strictly(tmp_path: Path) -> None:
-    from toolstand.config import parse_config
-    from toolstand.problems import LoadError
+    from toolstand.spec.config import parse_config
+    from toolstand.util.problems import LoadError
 
     def problems(**extra: Any) -> list[str]:
         text = orjson.dumps(config_data([sim("sim-careful", "openai-chat")], **extra))
@@ -274,7 +274,7 @@ def test_no_validator_can_retrieve_a_remote_ref(server: LocalServer) -> None:
     """Even a schema that reached a validator some other way is never fetched."""
     from referencing.exceptions import Unresolvable
 
-    from toolstand.contract import ToolSpec
+    from toolstand.spec.contract import ToolSpec
 
     url = f"http://127.0.0.1:{server.server_address[1]}/x.json"
     params = {"type": "object", "properties": {"a": {"$ref": url}}}
@@ -288,8 +288,8 @@ def test_no_validator_can_retrieve_a_remote_ref(server: LocalServer) -> None:
 def test_a_ref_inside_the_schema_must_point_at_something() -> None:
     """A ``#...`` ref to nothing made the judge raise on every attempt ("CRASHED … not
     recorded"); it is a load error now, while a ref that resolves still validates."""
-    from toolstand.contract import parse_contract
-    from toolstand.problems import LoadError
+    from toolstand.spec.contract import parse_contract
+    from toolstand.util.problems import LoadError
 
     def contract(ref: str) -> bytes:
         params = {

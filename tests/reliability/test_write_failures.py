@@ -16,8 +16,8 @@ import orjson
 import pytest
 
 from toolstand.cli import main
-from toolstand.config import load_config
-from toolstand.runner import load_inputs
+from toolstand.run.runner import load_inputs
+from toolstand.spec.config import load_config
 
 from .support import assert_exact_matrix, config_data, read, sim
 

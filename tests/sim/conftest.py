@@ -6,9 +6,9 @@ import httpx
 import pytest
 from simwire import ROOT
 
-from toolstand.cases import Case, load_cases
-from toolstand.contract import Contract, load_contract
 from toolstand.sim import SimServer
+from toolstand.spec.cases import Case, load_cases
+from toolstand.spec.contract import Contract, load_contract
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import orjson
 
-from toolstand.cases import Case, load_cases
-from toolstand.contract import Contract, ToolSpec
+from toolstand.spec.cases import Case, load_cases
+from toolstand.spec.contract import Contract, ToolSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-test"

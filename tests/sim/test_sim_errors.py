@@ -6,9 +6,9 @@ import httpx
 import pytest
 from simwire import HEADERS, ask, build, for_case, path, send
 
-from toolstand.cases import Case
-from toolstand.contract import Contract
 from toolstand.sim import MODELS
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract
 from toolstand.types import APIS
 
 

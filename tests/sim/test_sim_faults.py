@@ -10,10 +10,10 @@ import httpx
 import pytest
 from simwire import HEADERS, for_case, path
 
-from toolstand.cases import Case
-from toolstand.contract import Contract
 from toolstand.sim import SimServer
 from toolstand.sim.personas import FLAKY_FAULT_RATES
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract
 from toolstand.types import APIS
 
 

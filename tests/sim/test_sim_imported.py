@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolstand.cases import Case
 from toolstand.sim.imported import OwnToolsIndex, careful_arguments, sim_view
+from toolstand.spec.cases import Case
 
 
 def tool(name: str, **props: Any) -> dict[str, Any]:

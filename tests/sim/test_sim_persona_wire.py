@@ -6,8 +6,8 @@ import httpx
 import pytest
 from simwire import ask, fake_execute, for_case, second
 
-from toolstand.cases import Case
-from toolstand.contract import Contract
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract
 from toolstand.types import APIS
 
 pytestmark = pytest.mark.parametrize("api", APIS)

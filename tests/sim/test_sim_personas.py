@@ -7,8 +7,6 @@ import math
 import orjson
 import pytest
 
-from toolstand.cases import Case
-from toolstand.contract import Contract
 from toolstand.sim import personas as P
 from toolstand.sim.invent import derived_stems, fill_pattern, hint_tool, hints_for, invent_arguments
 from toolstand.sim.personas import careful, check_fault_rates, decide
@@ -22,6 +20,8 @@ from toolstand.sim.turn import (
     ToolOutput,
     limit_tokens,
 )
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract
 
 N = 3000
 

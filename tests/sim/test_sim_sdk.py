@@ -12,9 +12,9 @@ import pytest
 from openai.types.chat import ChatCompletionMessageFunctionToolCall
 from simwire import Call, fake_execute, tools_payload
 
-from toolstand.cases import Case
-from toolstand.contract import Contract
 from toolstand.sim import SimServer, sim_base_url
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract
 
 
 @pytest.fixture

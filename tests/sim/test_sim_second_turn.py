@@ -9,13 +9,13 @@ import pytest
 from simwire import FOLLOWUP_CASES
 from test_sim_personas import effects, second_turn
 
-from toolstand.cases import Case
-from toolstand.contract import Contract
+from toolstand.attempt.executor import execute
 from toolstand.decision import ModelDecision, ToolCall
-from toolstand.executor import execute
-from toolstand.judge import judge_followup
+from toolstand.judge.verdict import judge_followup
 from toolstand.sim.personas import careful, decide
 from toolstand.sim.turn import Answer, Draws, SimCall
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract
 
 LOOKUP = SimCall("get_order", {"order_id": "ORD-123456"})
 ROUTE_UNAVAILABLE = {

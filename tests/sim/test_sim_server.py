@@ -16,9 +16,9 @@ import orjson
 import pytest
 from simwire import HEADERS, ROOT, for_case, path
 
-from toolstand.cases import Case
-from toolstand.contract import Contract
 from toolstand.sim import SimServer, banner, serve_in_thread, sim_base_url
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract
 
 
 def stable(body: dict[str, Any]) -> bytes:

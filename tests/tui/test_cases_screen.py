@@ -9,7 +9,7 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static, TextArea
 
-from toolstand.cases import load_cases
+from toolstand.spec.cases import load_cases
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.modals import ConfirmModal, TemplateModal

@@ -5,8 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from toolstand.cases import CaseFile
-from toolstand.contract import Contract
+from toolstand.spec.cases import CaseFile
+from toolstand.spec.contract import Contract
 from toolstand.tui.model.draft import check_draft, field_of, parse_conversation, values_from_case
 from toolstand.tui.model.templates import NEGATIVE, TEMPLATES, from_template
 

@@ -15,9 +15,9 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, SelectionList, TextArea
 
 from toolstand.adapters import get_adapter
-from toolstand.cases import load_cases
-from toolstand.contract import load_contract
-from toolstand.judge import judge
+from toolstand.judge.verdict import judge
+from toolstand.spec.cases import load_cases
+from toolstand.spec.contract import load_contract
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens import history as history_screen
 from toolstand.tui.screens.attempt import AttemptScreen, DiffScreen

@@ -11,8 +11,8 @@ from typing import Any
 import orjson
 from textual.widgets import DataTable, Static, TextArea
 
-from toolstand.config import parse_config
-from toolstand.runner import load_inputs, run
+from toolstand.run.runner import load_inputs, run
+from toolstand.spec.config import parse_config
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.model.turns import attempt_turns, feedback_text, repair_lines
 from toolstand.tui.screens.attempt import AttemptScreen

@@ -10,7 +10,7 @@ from toolstand.adapters.base import Adapter, RequestSettings
 from toolstand.adapters.gemini import GeminiAdapter
 from toolstand.adapters.openai_chat import OpenAIChatAdapter
 from toolstand.adapters.openai_responses import OpenAIResponsesAdapter
-from toolstand.contract import ToolSpec
+from toolstand.spec.contract import ToolSpec
 from toolstand.types import APIS, Api
 
 _ADAPTERS: dict[str, type[Adapter]] = {

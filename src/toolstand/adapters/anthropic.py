@@ -45,8 +45,8 @@ from toolstand.adapters.base import (
     unread_item,
 )
 from toolstand.adapters.tools import SentTools, sent_tools
-from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.spec.contract import ToolSpec
 from toolstand.types import RequestToolChoice
 
 DEFAULT_VERSION = "2023-06-01"

@@ -18,10 +18,10 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
-from toolstand.canonical import json_type_name
-from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.spec.contract import ToolSpec
 from toolstand.types import RequestToolChoice, ToolResultRecord
+from toolstand.util.canonical import json_type_name
 
 TransportCode = Literal[
     "rate_limited",

@@ -42,8 +42,8 @@ from toolstand.adapters.base import (
 )
 from toolstand.adapters.schema import to_gemini_parameters
 from toolstand.adapters.tools import SentTools, sent_tools
-from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.spec.contract import ToolSpec
 from toolstand.types import RequestToolChoice
 
 SCHEMA_FORMS = ("parametersJsonSchema", "parameters")

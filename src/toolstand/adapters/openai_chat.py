@@ -59,8 +59,8 @@ from toolstand.adapters.base import (
     unread_item,
 )
 from toolstand.adapters.tools import SentTools, sent_tools
-from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.spec.contract import ToolSpec
 from toolstand.types import RequestToolChoice
 
 MAX_TOKENS_PARAMS = ("max_completion_tokens", "max_tokens")

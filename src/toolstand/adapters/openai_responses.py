@@ -37,8 +37,8 @@ from toolstand.adapters.base import (
 )
 from toolstand.adapters.openai_chat import classify_openai_error
 from toolstand.adapters.tools import SentTools, sent_tools
-from toolstand.contract import ToolSpec
 from toolstand.decision import ModelDecision, ToolCall
+from toolstand.spec.contract import ToolSpec
 from toolstand.types import RequestToolChoice
 
 # a 200 with status "failed" that is really a transport failure (response_error.py codes)

@@ -20,9 +20,9 @@ from typing import Any
 import orjson
 
 from toolstand.adapters.base import SchemaNote
-from toolstand.canonical import canonical_equal
-from toolstand.contract import ToolSpec
-from toolstand.problems import json_path
+from toolstand.spec.contract import ToolSpec
+from toolstand.util.canonical import canonical_equal
+from toolstand.util.problems import json_path
 
 # Keywords whose value is a map of name -> subschema, a single subschema, or a list of them.
 # Walking only these keeps property *names* (which may look like keywords) untouched.

@@ -29,7 +29,7 @@ from typing import Any, Literal
 from toolstand.adapters.base import SchemaNote
 from toolstand.adapters.schema import Parts, map_schema
 from toolstand.decision import ModelDecision, ToolCall
-from toolstand.problems import json_path
+from toolstand.util.problems import json_path
 
 StrictFlavor = Literal["openai", "anthropic"]
 

@@ -16,7 +16,7 @@ from typing import Any
 from toolstand.adapters.base import SchemaNote
 from toolstand.adapters.schema import Parts, check_sent_tools, strip_private
 from toolstand.adapters.strict import StrictFlavor, StrictSchema, limit_notes, rewrite_strict
-from toolstand.contract import ToolSpec
+from toolstand.spec.contract import ToolSpec
 
 Fit = Callable[[str, dict[str, Any]], tuple[dict[str, Any], list[SchemaNote]]]
 

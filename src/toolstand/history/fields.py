@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolstand.canonical import json_type_name
+from toolstand.util.canonical import json_type_name
 
 # without one of these an attempt cannot be put in a group, a case or a row
 TEXT_FIELDS: tuple[str, ...] = ("run_id", "provider", "model", "mode", "case_id")

@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 
 from toolstand.history.sidecar import FOLDER
-from toolstand.problems import LoadError, Problem
+from toolstand.util.problems import LoadError, Problem
 
 
 class HistoryBusy(LoadError):

@@ -45,7 +45,7 @@ from typing import Any, Literal, NamedTuple, TypeVar
 import orjson
 
 from toolstand.history.fields import attempt_problem
-from toolstand.printable import visible
+from toolstand.util.printable import visible
 
 # Top-level keys written before "second_turn", in the order in_key_order writes them:
 # all the metrics need besides the two turns.

@@ -10,7 +10,7 @@ from typing import IO, Any, Self
 import orjson
 
 from toolstand.history.lock import HistoryLock, os_error
-from toolstand.problems import LoadError, Problem
+from toolstand.util.problems import LoadError, Problem
 
 # provider, model, api, case_id, mode, attempt, feedback arm (None without repairs)
 AttemptKey = tuple[str, str, str, str, str, int, str | None]

@@ -22,12 +22,12 @@ from typing import Any
 
 import orjson
 
-from toolstand.cases import Case
-from toolstand.contract import ToolSpec
 from toolstand.importers.bfcl_schema import schema_type, to_tool, wire_name
 from toolstand.importers.bfcl_source import CATEGORIES, REFUSED, BfclSource
 from toolstand.importers.build import write_new
-from toolstand.problems import LoadError, Problem
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import ToolSpec
+from toolstand.util.problems import LoadError, Problem
 
 PARALLEL = frozenset({"parallel", "parallel_multiple", "live_parallel", "live_parallel_multiple"})
 NO_CALL = frozenset({"irrelevance", "live_irrelevance"})

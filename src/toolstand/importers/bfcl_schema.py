@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from toolstand.contract import ToolSpec
+from toolstand.spec.contract import ToolSpec
 
 TYPE_MAP: dict[str, str | None] = {
     "dict": "object",

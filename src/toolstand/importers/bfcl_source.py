@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from toolstand.problems import LoadError, Problem
+from toolstand.util.problems import LoadError, Problem
 
 CATEGORIES: tuple[str, ...] = (
     "simple_python",

@@ -16,12 +16,12 @@ from typing import Any
 
 import orjson
 
-from toolstand.canonical import canonical_hash
-from toolstand.contract import Contract, parse_contract
 from toolstand.importers.mcp import effect_of
 from toolstand.importers.providers import RawTool, SourceTools
-from toolstand.problems import LoadError, Problem
+from toolstand.spec.contract import Contract, parse_contract
 from toolstand.types import EFFECTS
+from toolstand.util.canonical import canonical_hash
+from toolstand.util.problems import LoadError, Problem
 
 
 def parse_effects(items: list[str]) -> dict[str, str]:

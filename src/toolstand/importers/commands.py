@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 
 from toolstand.importers.providers import SourceTools
-from toolstand.printable import visible
-from toolstand.problems import LoadError, Problem
+from toolstand.util.printable import visible
+from toolstand.util.problems import LoadError, Problem
 
 
 def _say(problems: list[Problem]) -> None:
@@ -91,8 +91,8 @@ def cmd_contract_import(args: argparse.Namespace) -> int:
 
 
 def cmd_contract_export(args: argparse.Namespace) -> int:
-    from toolstand.contract import load_contract
     from toolstand.importers.export import EXPORT_APIS, export_tools
+    from toolstand.spec.contract import load_contract
 
     contract = load_contract(args.tools)
     tools = contract.tools
@@ -117,8 +117,8 @@ def _options(items: list[str], api: str) -> dict[str, Any]:
     checked as a run's ``options`` for ``api`` are."""
     from pydantic import ValidationError
 
-    from toolstand.config import RunOptions, option_problem
-    from toolstand.problems import pydantic_message
+    from toolstand.spec.config import RunOptions, option_problem
+    from toolstand.util.problems import pydantic_message
 
     out: dict[str, Any] = {}
     for item in items:
@@ -141,10 +141,10 @@ def _options(items: list[str], api: str) -> dict[str, Any]:
 
 def cmd_check_drift(args: argparse.Namespace) -> int:
     """Drift between the contract and its live source; 1 when it fails the bump rule."""
-    from toolstand.check import read_lock, record_source
-    from toolstand.contract import load_contract
-    from toolstand.drift import compare, gate
     from toolstand.importers.build import source_hash
+    from toolstand.importers.drift import compare, gate
+    from toolstand.spec.check import read_lock, record_source
+    from toolstand.spec.contract import load_contract
 
     contract_path = Path(args.tools)
     contract = load_contract(contract_path)

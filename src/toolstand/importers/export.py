@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolstand.adapters import tools_payload
-from toolstand.contract import ToolSpec
+from toolstand.spec.contract import ToolSpec
 from toolstand.types import APIS, Api
 
 # the short names of the command line, and the wire API each stands for

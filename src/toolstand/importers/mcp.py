@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolstand.importers.providers import SourceTools, name_problem
-from toolstand.problems import LoadError, Problem
+from toolstand.util.problems import LoadError, Problem
 
 INSTALL_HINT = "the MCP importer needs the official SDK: pip install 'toolstand[mcp]'"
 # a server that keeps handing out cursors is refused rather than followed forever

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from toolstand.importers.gemini_schema import from_gemini_schema
-from toolstand.jsonpos import line_index, line_of
-from toolstand.problems import LoadError, Problem, json_document, json_path, read_file
+from toolstand.util.jsonpos import line_index, line_of
+from toolstand.util.problems import LoadError, Problem, json_document, json_path, read_file
 
 Parts = tuple[str | int, ...]
 # an imported tool before its effect is known: name, description, parameters (+ x-mcp)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from toolstand.printable import visible
 from toolstand.reporting.compare import MAX_TRANSPORT_ERRORS, compare, load_report, render
 from toolstand.reporting.formats import (
     dumps_json,
@@ -22,6 +21,7 @@ from toolstand.reporting.formats import (
     write_junit,
 )
 from toolstand.reporting.metrics import compute_files
+from toolstand.util.printable import visible
 
 
 def cmd_report(

@@ -37,11 +37,11 @@ from typing import Any, Literal
 
 import orjson
 
-from toolstand.printable import visible
 from toolstand.reporting.formats import pack, to_json
 from toolstand.reporting.metrics import LOWER_IS_BETTER, METRICS, compute_files
 from toolstand.reporting.repairs import PAIRED_REPAIR_METRICS
 from toolstand.reporting.stats import holm, mcnemar_exact, two_proportion_drop
+from toolstand.util.printable import visible
 
 Counts = tuple[int, int]
 Key = tuple[str, str, str, str | None]  # provider, model, mode, feedback arm

@@ -14,12 +14,12 @@ from typing import IO, Any
 
 import orjson
 
-from toolstand.canonical import canonical_json
 from toolstand.history import error_code
-from toolstand.printable import visible, visible_lines
 from toolstand.reporting.metrics import FailedAttempt, GroupStats, Report
 from toolstand.reporting.repairs import comparison_lines
 from toolstand.reporting.stats import Rate
+from toolstand.util.canonical import canonical_json
+from toolstand.util.printable import visible, visible_lines
 
 CSV_COLUMNS = (
     "provider",

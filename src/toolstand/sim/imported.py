@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolstand.cases import Case, Expectation, ExpectedCall
-from toolstand.contract import ToolSpec, validator_for
 from toolstand.sim.turn import CaseIndex
+from toolstand.spec.cases import Case, Expectation, ExpectedCall
+from toolstand.spec.contract import ToolSpec, validator_for
 
 Conversation = tuple[tuple[str, str], ...]
 # each offered tool as (name, its parameter names): what every wire keeps of a tool

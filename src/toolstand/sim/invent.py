@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from toolstand.contract import ToolSpec
+from toolstand.spec.contract import ToolSpec
 from toolstand.types import Effect
 
 PLACEHOLDER = "unknown"

@@ -55,9 +55,9 @@ from typing import Any, Literal, get_args
 
 import orjson
 
-from toolstand.cases import Case, ExpectedCall
 from toolstand.sim.invent import hint_tool, invent_arguments
 from toolstand.sim.turn import Answer, Draws, ModelRequest, SimCall, ToolOutput
+from toolstand.spec.cases import Case, ExpectedCall
 
 EAGER_OVERCALL_RATE = 0.8
 EAGER_FALSE_SUCCESS_RATE = 0.8

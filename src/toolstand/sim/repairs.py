@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from toolstand.cases import Case
 from toolstand.sim.personas import careful
 from toolstand.sim.turn import Answer, Draws, ModelRequest, SimCall, ToolOutput
+from toolstand.spec.cases import Case
 
 FEEDBACK_FIX_RATES: dict[str, float] = {
     "traceback": 0.25,

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from toolstand.cases import Case, load_case_set
-from toolstand.contract import Contract, load_contract
 from toolstand.sim.personas import MODELS, PERSONAS
 from toolstand.sim.server import APIS, SimServer, sim_base_url
+from toolstand.spec.cases import Case, load_case_set
+from toolstand.spec.contract import Contract, load_contract
 
 
 @contextlib.contextmanager

@@ -19,8 +19,6 @@ from typing import Any, Protocol
 
 import orjson
 
-from toolstand.cases import Case
-from toolstand.contract import Contract
 from toolstand.sim.http import (
     BAD_GATEWAY_PAGE,
     HttpError,
@@ -45,6 +43,8 @@ from toolstand.sim.wire_anthropic import AnthropicWire
 from toolstand.sim.wire_chat import ChatWire
 from toolstand.sim.wire_gemini import GeminiWire
 from toolstand.sim.wire_responses import ResponsesWire
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract
 from toolstand.types import APIS
 
 log = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 import orjson
 
-from toolstand.cases import Case
 from toolstand.sim.invent import NO_HINTS, Hints
+from toolstand.spec.cases import Case
 
 Choice = Literal["auto", "none", "required", "forced"]
 AnswerKind = Literal["text", "calls", "refusal", "malformed"]

@@ -7,7 +7,7 @@ in the middle, where they differ.
 
 from __future__ import annotations
 
-from toolstand.printable import visible
+from toolstand.util.printable import visible
 
 __all__ = ["cut_middle", "fit_id"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toolstand.cases import CaseFile, CaseLine
+from toolstand.spec.cases import CaseFile, CaseLine
 from toolstand.tui.model.verdicts import Verdicts
 
 BROKEN = "broken"  # the kind filter's value for lines that do not load

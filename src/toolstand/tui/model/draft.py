@@ -15,13 +15,13 @@ from typing import Any
 
 import orjson
 
-from toolstand.canonical import canonical_equal
-from toolstand.cases import CaseFile, CaseLine, parse_case_line
-from toolstand.check import check_cases
-from toolstand.contract import Contract, ToolSpec
-from toolstand.judge import schema_violations
-from toolstand.printable import visible, visible_lines
-from toolstand.problems import LoadError, Problem
+from toolstand.judge.verdict import schema_violations
+from toolstand.spec.cases import CaseFile, CaseLine, parse_case_line
+from toolstand.spec.check import check_cases
+from toolstand.spec.contract import Contract, ToolSpec
+from toolstand.util.canonical import canonical_equal
+from toolstand.util.printable import visible, visible_lines
+from toolstand.util.problems import LoadError, Problem
 
 ROLES = ("user", "assistant")
 

@@ -23,7 +23,8 @@ import httpx
 
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import ToolResult
-from toolstand.attempt import (
+from toolstand.attempt.repair_turns import repair_turn
+from toolstand.attempt.turns import (
     AttemptState,
     Target,
     first_turn,
@@ -34,13 +35,11 @@ from toolstand.attempt import (
     second_turn,
     start,
 )
-from toolstand.cases import Case
-from toolstand.config import Config
 from toolstand.history import JsonlWriter
-from toolstand.judge import judge
-from toolstand.printable import visible
-from toolstand.repair_turns import repair_turn
-from toolstand.runner import Inputs, header, targets_for
+from toolstand.judge.verdict import judge
+from toolstand.run.runner import Inputs, header, targets_for
+from toolstand.spec.cases import Case
+from toolstand.spec.config import Config
 from toolstand.transport import decode_body, make_client, sanitize_request
 from toolstand.tui.model.live_repair import arm
 from toolstand.tui.model.project import Project
@@ -53,6 +52,7 @@ from toolstand.types import (
     ToolResultRecord,
     TransportErrorRecord,
 )
+from toolstand.util.printable import visible
 
 
 @dataclass

@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from toolstand.adapters.base import ToolResult
-from toolstand.attempt import AttemptState
-from toolstand.config import Config
-from toolstand.contract import Contract
-from toolstand.repair_feedback import repair_results
-from toolstand.repair_turns import repair_due as due
+from toolstand.attempt.feedback import repair_results
+from toolstand.attempt.repair_turns import repair_due as due
+from toolstand.attempt.turns import AttemptState
+from toolstand.spec.config import Config
+from toolstand.spec.contract import Contract
 from toolstand.types import FEEDBACK_STYLES, FeedbackStyle
 
 MAX_REPAIRS = 3

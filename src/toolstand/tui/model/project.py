@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolstand.canonical import sha256_hex
-from toolstand.cases import CaseFile, load_cases
-from toolstand.config import Config, find_config, load_config
-from toolstand.contract import Contract, load_contract
-from toolstand.problems import LoadError, Problem
+from toolstand.spec.cases import CaseFile, load_cases
+from toolstand.spec.config import Config, find_config, load_config
+from toolstand.spec.contract import Contract, load_contract
+from toolstand.util.canonical import sha256_hex
+from toolstand.util.problems import LoadError, Problem
 
 # without a usable config: the one file of each kind in the project's folders
 LAYOUT = (("contracts", "*.json", "--tools"), ("cases", "*.jsonl", "--cases"))

@@ -12,7 +12,7 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from toolstand.contract import Contract, ToolSpec
+from toolstand.spec.contract import Contract, ToolSpec
 
 # name -> what the template is for (the picker shows it)
 TEMPLATES: dict[str, dict[str, str]] = {

@@ -17,11 +17,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from toolstand.history import read_record
-from toolstand.printable import visible
 from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.attempt_diff import AttemptDiff
 from toolstand.tui.widgets.nav import NavBar
+from toolstand.util.printable import visible
 
 
 class HistoryActions(Protocol):

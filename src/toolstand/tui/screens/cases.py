@@ -20,9 +20,14 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
-from toolstand.casefile_edit import EditRefused, EditResult, append_line, delete_line, replace_line
-from toolstand.cases import CATEGORIES, CaseFile, load_cases
-from toolstand.printable import visible, visible_lines
+from toolstand.spec.casefile_edit import (
+    EditRefused,
+    EditResult,
+    append_line,
+    delete_line,
+    replace_line,
+)
+from toolstand.spec.cases import CATEGORIES, CaseFile, load_cases
 from toolstand.tui.model.case_rows import BROKEN, rows
 from toolstand.tui.model.draft import Draft, FormValues, values_from_case
 from toolstand.tui.model.templates import TEMPLATES, duplicate, from_template
@@ -31,6 +36,7 @@ from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
 from toolstand.tui.widgets.nav import NavBar
+from toolstand.util.printable import visible, visible_lines
 
 KIND_FILTER = [("tool_call", "tool_call"), ("text", "text"), ("refusal", "refusal"),
                ("broken lines", BROKEN)]  # fmt: skip

@@ -18,8 +18,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from toolstand.printable import visible
 from toolstand.tui.helpdoc import STORIES, KeyLine, group_keys, story_steps
+from toolstand.util.printable import visible
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -34,7 +34,6 @@ from toolstand.history import (
     run_query,
     sidecar,
 )
-from toolstand.printable import visible
 from toolstand.tui.screens.attempt import AttemptScreen, DiffScreen
 from toolstand.tui.screens.base import PaletteCommand, ToolstandScreen
 from toolstand.tui.screens.history_actions import AttemptActions
@@ -43,6 +42,7 @@ from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.filter_bar import LISTED, FilterBar
 from toolstand.tui.widgets.nav import NavBar
+from toolstand.util.printable import visible
 
 FIRST_BYTES = 1 << 18  # the first batch is small: the list paints after a few ms
 BATCH_BYTES = 1 << 22

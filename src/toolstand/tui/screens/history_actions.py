@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from textual import work
 
-from toolstand.cases import CaseFile
-from toolstand.printable import visible
-from toolstand.rejudge import rejudge_record
+from toolstand.run.rejudge import rejudge_record
+from toolstand.spec.cases import CaseFile
 from toolstand.tui.model.templates import unique_id
 from toolstand.tui.model.turns import verdict_line
 from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.types import MODES, Mode
+from toolstand.util.printable import visible
 
 if TYPE_CHECKING:
     from toolstand.history import HistoryIndex

@@ -15,9 +15,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
-from toolstand.printable import visible
 from toolstand.tui.model.templates import NEGATIVE, TEMPLATES
 from toolstand.types import Mode
+from toolstand.util.printable import visible
 
 
 class ConfirmModal(ModalScreen[bool]):

@@ -15,12 +15,12 @@ from textual.message import Message
 from textual.widgets import Footer, Static
 
 from toolstand.history import list_run_files
-from toolstand.printable import visible
 from toolstand.reporting import Report, compute_files, dumps_json, write_errors_csv
 from toolstand.tui.screens.base import PaletteCommand, ToolstandScreen
 from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.report_view import ReportView
+from toolstand.util.printable import visible
 
 
 def export_paths(runs_dir: Path, history: str) -> tuple[Path, Path]:

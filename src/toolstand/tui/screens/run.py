@@ -23,8 +23,7 @@ from textual.message import Message
 from textual.widgets import Footer, Select, Tabs
 from textual.worker import Worker, WorkerState
 
-from toolstand.cases import Case
-from toolstand.printable import visible
+from toolstand.spec.cases import Case
 from toolstand.tui.model.verdicts import verdict_of
 from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.screens.modals import PasteForm, PasteModal
@@ -35,12 +34,13 @@ from toolstand.tui.widgets.run_status import RunStatus
 from toolstand.tui.widgets.step_panel import StepPanel
 from toolstand.tui.widgets.turn_tabs import TurnTabs
 from toolstand.types import MODES, AttemptRecord, Mode
+from toolstand.util.printable import visible
 
 # what the panels show: (case id, index of the configured run, mode)
 Key = tuple[str, object, Mode]
 
 if TYPE_CHECKING:
-    from toolstand.attempt import AttemptState
+    from toolstand.attempt.turns import AttemptState
     from toolstand.tui.model.live import LiveSession, TurnView
 
 
@@ -248,7 +248,7 @@ class RunScreen(ToolstandScreen):
     async def _next_step(self, session: LiveSession, state: AttemptState) -> None:
         """After a turn: a repair turn to edit when its call needs one, else the second
         turn when it applies, else the attempt is recorded."""
-        from toolstand.attempt import wants_second_turn
+        from toolstand.attempt.turns import wants_second_turn
         from toolstand.tui.model.live_repair import repair_due
 
         project = self.app.project
@@ -318,7 +318,7 @@ class RunScreen(ToolstandScreen):
 
     @on(TurnDone)
     def _turn_done(self, event: TurnDone) -> None:
-        from toolstand.attempt import default_results
+        from toolstand.attempt.turns import default_results
         from toolstand.tui.model.live import views_of
 
         self.query_one(RunStatus).stop()

@@ -23,7 +23,7 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from toolstand.history import RunFile, list_run_files
-from toolstand.printable import visible
+from toolstand.util.printable import visible
 
 LIVE_S = 30  # a file written this recently may still be growing
 

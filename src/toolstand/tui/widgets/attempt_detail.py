@@ -12,8 +12,8 @@ from textual.content import Content
 from textual.widgets import Static, TextArea
 
 from toolstand.history import error_code
-from toolstand.printable import visible, visible_lines
 from toolstand.tui.model.turns import attempt_turns, repair_lines, verdict_line
+from toolstand.util.printable import visible, visible_lines
 
 SHOWN_BYTES = 1 << 16  # a pane shows this much of a body; `y` copies the whole record
 

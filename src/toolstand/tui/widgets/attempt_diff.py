@@ -8,9 +8,9 @@ from rich.cells import cell_len, set_cell_size
 from textual.content import Content
 from textual.widgets import DataTable
 
-from toolstand.canonical import canonical_json
 from toolstand.history import error_code
-from toolstand.printable import visible
+from toolstand.util.canonical import canonical_json
+from toolstand.util.printable import visible
 
 _MISSING = object()
 

@@ -25,8 +25,8 @@ from textual.strip import Strip
 from textual.theme import Theme
 
 from toolstand.history import HistoryIndex
-from toolstand.printable import visible
 from toolstand.tui.fit import cut_middle
+from toolstand.util.printable import visible
 
 # (title, minimum width, share of the width left over); a share of 0 keeps the minimum
 COLUMNS: tuple[tuple[str, int, int], ...] = (

@@ -17,11 +17,11 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static, TextArea
 
-from toolstand.cases import CATEGORIES, CaseFile
-from toolstand.contract import Contract
-from toolstand.executor import canned_results
-from toolstand.printable import visible, visible_lines
+from toolstand.attempt.executor import canned_results
+from toolstand.spec.cases import CATEGORIES, CaseFile
+from toolstand.spec.contract import Contract
 from toolstand.tui.model.draft import Draft, FormValues, check_draft
+from toolstand.util.printable import visible, visible_lines
 
 KINDS = [("tool_call: the model must call", "tool_call"), ("text: answer or ask", "text"),
          ("refusal", "refusal")]  # fmt: skip

@@ -14,8 +14,8 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
-from toolstand.printable import visible, visible_lines
 from toolstand.tui.model.live import TurnView, conversation_of
+from toolstand.util.printable import visible, visible_lines
 
 _ANCHOR = "__toolstand_anchor__"
 

@@ -22,7 +22,7 @@ from textual.widgets import Input, Label, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from toolstand.history import FACETS, TIME_PRESETS, Query, day_range, value_label
-from toolstand.printable import visible
+from toolstand.util.printable import visible
 
 LISTED = tuple(f for f in FACETS if f != "day")  # days get the time selector instead
 

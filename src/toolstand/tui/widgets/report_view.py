@@ -17,9 +17,9 @@ from textual.content import Content
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from toolstand.history import error_code
-from toolstand.printable import visible
 from toolstand.reporting import LOWER_IS_BETTER, METRICS, GroupStats, Rate, Report
 from toolstand.tui.fit import fit_id
+from toolstand.util.printable import visible
 
 SHORT = {
     "pass_rate": "pass",

@@ -12,9 +12,9 @@ from textual.widget import Widget
 from textual.widgets import Label, Select, Static, TextArea
 
 from toolstand.adapters.base import ToolResult
-from toolstand.contract import ToolSpec
-from toolstand.executor import canned_results
-from toolstand.printable import visible
+from toolstand.attempt.executor import canned_results
+from toolstand.spec.contract import ToolSpec
+from toolstand.util.printable import visible
 
 # orjson escapes C0 in strings but leaves DEL and C1 (U+009B is a one-byte CSI); they
 # occur in strings only, where the JSON escape keeps the value the user edits and sends

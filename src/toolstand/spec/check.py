@@ -10,11 +10,11 @@ from typing import Any
 import orjson
 
 from toolstand.adapters.strict import ANTHROPIC_UNSUPPORTED, OPENAI_UNSUPPORTED
-from toolstand.cases import CaseFile, load_case_set
-from toolstand.contract import Contract, ToolSpec, load_contract, meta_problem, validator_for
-from toolstand.jsonpos import line_index, line_of
-from toolstand.judge import schema_violations
-from toolstand.problems import LoadError, Problem, json_path
+from toolstand.judge.verdict import schema_violations
+from toolstand.spec.cases import CaseFile, load_case_set
+from toolstand.spec.contract import Contract, ToolSpec, load_contract, meta_problem, validator_for
+from toolstand.util.jsonpos import line_index, line_of
+from toolstand.util.problems import LoadError, Problem, json_path
 
 # Keywords each API rejects or ignores, so the user knows which constraints only
 # toolstand's own validation enforces (each API's tool-schema reference).

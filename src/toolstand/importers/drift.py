@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from toolstand.contract import Contract
 from toolstand.importers.mcp import effect_of
 from toolstand.importers.providers import RawTool
-from toolstand.printable import visible
-from toolstand.problems import json_path
+from toolstand.spec.contract import Contract
+from toolstand.util.printable import visible
+from toolstand.util.problems import json_path
 
 Parts = tuple[str | int, ...]
 _MISSING = object()

@@ -18,9 +18,10 @@ from referencing import Registry
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from toolstand.canonical import canonical_hash, canonical_json
-from toolstand.jsonpos import line_index, line_of
-from toolstand.problems import (
+from toolstand.types import Effect
+from toolstand.util.canonical import canonical_hash, canonical_json
+from toolstand.util.jsonpos import line_index, line_of
+from toolstand.util.problems import (
     LoadError,
     Problem,
     json_document,
@@ -28,7 +29,6 @@ from toolstand.problems import (
     pydantic_message,
     read_file,
 )
-from toolstand.types import Effect
 
 # Domain normalizers a parameter may declare in "x-normalize" (version 1 of the list).
 # Version 2 adds BFCL's leniencies: bfcl_string (its standardize_string) and int_as_float.

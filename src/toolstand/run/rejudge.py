@@ -18,8 +18,7 @@ from typing import IO, Any
 from toolstand.adapters import get_adapter
 from toolstand.adapters.strict import nulls_as_absent
 from toolstand.adapters.tools import recorded_nullable
-from toolstand.cases import Case, CaseFile, load_case_set
-from toolstand.contract import Contract, load_contract
+from toolstand.attempt.repair_turns import rejudge_repairs
 from toolstand.history import (
     HistoryLock,
     HistoryWriteError,
@@ -30,10 +29,11 @@ from toolstand.history import (
     os_error,
     sidecar_path,
 )
-from toolstand.judge import followup_applies, judge, judge_followup, with_turn_errors
-from toolstand.printable import visible
-from toolstand.problems import LoadError, Problem
-from toolstand.repair_turns import rejudge_repairs
+from toolstand.judge.verdict import followup_applies, judge, judge_followup, with_turn_errors
+from toolstand.spec.cases import Case, CaseFile, load_case_set
+from toolstand.spec.contract import Contract, load_contract
+from toolstand.util.printable import visible
+from toolstand.util.problems import LoadError, Problem
 
 
 @dataclass

@@ -24,10 +24,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from toolstand.cases import case_paths
-from toolstand.jsonpos import line_index, line_of
-from toolstand.printable import visible
-from toolstand.problems import (
+from toolstand.spec.cases import case_paths
+from toolstand.types import FEEDBACK_STYLES, MODES, Api, FeedbackStyle, Mode
+from toolstand.util.jsonpos import line_index, line_of
+from toolstand.util.printable import visible
+from toolstand.util.problems import (
     LoadError,
     Problem,
     json_document,
@@ -35,8 +36,7 @@ from toolstand.problems import (
     pydantic_message,
     read_file,
 )
-from toolstand.redact import MIN_SECRET_LEN, redact_userinfo, url_password
-from toolstand.types import FEEDBACK_STYLES, MODES, Api, FeedbackStyle, Mode
+from toolstand.util.redact import MIN_SECRET_LEN, redact_userinfo, url_password
 
 
 def _default_modes() -> list[Mode]:

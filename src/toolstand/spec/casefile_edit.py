@@ -17,9 +17,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolstand.canonical import sha256_hex
-from toolstand.cases import CaseFile, parse_case_line, parse_cases
-from toolstand.problems import LoadError
+from toolstand.spec.cases import CaseFile, parse_case_line, parse_cases
+from toolstand.util.canonical import sha256_hex
+from toolstand.util.problems import LoadError
 
 
 class EditRefused(Exception):

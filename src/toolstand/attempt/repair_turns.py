@@ -25,16 +25,16 @@ import httpx
 from toolstand.adapters.base import Adapter, ToolResult
 from toolstand.adapters.schema import Parts
 from toolstand.adapters.strict import nulls_as_absent
-from toolstand.cases import Case
-from toolstand.contract import Contract
+from toolstand.attempt.feedback import decision_needs_repair, repair_results
 from toolstand.decision import ModelDecision
-from toolstand.judge import judge
-from toolstand.repair_feedback import decision_needs_repair, repair_results
+from toolstand.judge.verdict import judge
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract
 from toolstand.transport import RetryPolicy, request_hash, sanitize_request
 from toolstand.types import FeedbackStyle, Judgement, RepairSummary, RepairTurnRecord
 
 if TYPE_CHECKING:
-    from toolstand.attempt import AttemptState, Turn
+    from toolstand.attempt.turns import AttemptState, Turn
 
 
 @dataclass
@@ -87,7 +87,7 @@ async def repair_turn(
     policy: RetryPolicy,
 ) -> RepairTurn:
     """Send ``results`` after the conversation so far; judge the answer like turn 1."""
-    from toolstand.attempt import continued, judge_turn, send
+    from toolstand.attempt.turns import continued, judge_turn, send
 
     assert state.feedback is not None
     last = state.last_turn

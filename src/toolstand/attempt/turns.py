@@ -16,16 +16,15 @@ from toolstand import __version__
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, RequestSettings, ToolResult
 from toolstand.adapters.strict import nulls_as_absent
-from toolstand.cases import Case
-from toolstand.config import Config, RunSpec
-from toolstand.contract import Contract, ToolSpec
+from toolstand.attempt.executor import execute
+from toolstand.attempt.feedback import decision_needs_repair
+from toolstand.attempt.repair_turns import RepairTurn, repair_fields, repair_loop
 from toolstand.decision import ModelDecision
-from toolstand.executor import execute
 from toolstand.history import in_key_order
-from toolstand.judge import followup_applies, judge, judge_followup, with_turn_errors
-from toolstand.redact import scrub_record, scrubbable
-from toolstand.repair_feedback import decision_needs_repair
-from toolstand.repair_turns import RepairTurn, repair_fields, repair_loop
+from toolstand.judge.verdict import followup_applies, judge, judge_followup, with_turn_errors
+from toolstand.spec.cases import Case
+from toolstand.spec.config import Config, RunSpec
+from toolstand.spec.contract import Contract, ToolSpec
 from toolstand.transport import Exchange, RetryPolicy, exchange, request_hash, sanitize_request
 from toolstand.types import (
     AttemptRecord,
@@ -37,6 +36,7 @@ from toolstand.types import (
     SecondTurnRecord,
     Usage,
 )
+from toolstand.util.redact import scrub_record, scrubbable
 
 SCHEMA_VERSION = 1
 

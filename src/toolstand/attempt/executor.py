@@ -11,10 +11,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from toolstand.canonical import canonical_equal
-from toolstand.cases import Case
-from toolstand.contract import ToolSpec
 from toolstand.decision import ToolCall
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import ToolSpec
+from toolstand.util.canonical import canonical_equal
 
 _PROBLEM_BASE = "https://toolstand.dev/problems/"
 

@@ -22,9 +22,9 @@ from pydantic import (
     model_validator,
 )
 
-from toolstand.canonical import sha256_hex
-from toolstand.contract import Contract, ToolSpec, tool_problems
-from toolstand.problems import (
+from toolstand.spec.contract import Contract, ToolSpec, tool_problems
+from toolstand.util.canonical import sha256_hex
+from toolstand.util.problems import (
     LoadError,
     Problem,
     json_path,

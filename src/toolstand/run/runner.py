@@ -20,11 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from toolstand import __version__
-from toolstand.attempt import Target, mode_applies
-from toolstand.canonical import sha256_hex
-from toolstand.cases import Case, CaseFile, load_case_set
-from toolstand.config import Config, RunSpec
-from toolstand.contract import Contract, load_contract
+from toolstand.attempt.turns import Target, mode_applies
 from toolstand.history import (
     KEPT,
     AttemptKey,
@@ -35,10 +31,14 @@ from toolstand.history import (
     iter_lines,
     repair_tail,
 )
-from toolstand.problems import LoadError, Problem
-from toolstand.run_checks import nothing_to_run, refuse_foreign, run_refusals
-from toolstand.run_work import Work, run_workers
+from toolstand.run.checks import nothing_to_run, refuse_foreign, run_refusals
+from toolstand.run.work import Work, run_workers
+from toolstand.spec.cases import Case, CaseFile, load_case_set
+from toolstand.spec.config import Config, RunSpec
+from toolstand.spec.contract import Contract, load_contract
 from toolstand.types import AttemptRecord, FeedbackStyle, Mode
+from toolstand.util.canonical import sha256_hex
+from toolstand.util.problems import LoadError, Problem
 
 RESUMABLE = f"{KEPT} (make room or fix the file, then --resume completes the run)"
 

@@ -26,11 +26,11 @@ import orjson
 from jsonschema.exceptions import ValidationError, best_match
 
 from toolstand.adapters.base import ToolResult
-from toolstand.canonical import json_type_name
-from toolstand.cases import Case
-from toolstand.contract import Contract, ToolSpec
+from toolstand.attempt.executor import execute, problem
 from toolstand.decision import ModelDecision, ToolCall
-from toolstand.executor import execute, problem
+from toolstand.spec.cases import Case
+from toolstand.spec.contract import Contract, ToolSpec
+from toolstand.util.canonical import json_type_name
 
 TITLE = "The arguments do not match the tool's input schema"
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")

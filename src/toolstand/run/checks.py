@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from toolstand.cases import CaseFile
-from toolstand.check import case_problems
-from toolstand.contract import Contract
-from toolstand.problems import LoadError, Problem
+from toolstand.spec.cases import CaseFile
+from toolstand.spec.check import case_problems
+from toolstand.spec.contract import Contract
+from toolstand.util.problems import LoadError, Problem
 
 if TYPE_CHECKING:
-    from toolstand.runner import Inputs
+    from toolstand.run.runner import Inputs
 
 _FIRST_LINE_MAX = 1 << 24  # a run header is a few KB; a longer first line is not one
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from toolstand.canonical import canonical_equal, canonical_json
-from toolstand.cases import ExpectedCall
-from toolstand.repair import normalize
+from toolstand.judge.normalize import normalize
+from toolstand.spec.cases import ExpectedCall
+from toolstand.util.canonical import canonical_equal, canonical_json
 
 # (parameter name, value) -> the value compared
 _Transform = Callable[[str, Any], Any]

@@ -10,8 +10,8 @@ from typing import Any
 
 import orjson
 
-from toolstand.jsonpos import first_duplicate
-from toolstand.printable import visible
+from toolstand.util.jsonpos import first_duplicate
+from toolstand.util.printable import visible
 
 
 @dataclass(frozen=True)

@@ -10,18 +10,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from toolstand.argmatch import exact_match, expected_repr, normalized_match
-from toolstand.canonical import canonical_json
-from toolstand.cases import Case, ExpectedCall, Followup
-from toolstand.contract import Contract
 from toolstand.decision import ModelDecision
-from toolstand.judge_calls import (
+from toolstand.judge.argmatch import exact_match, expected_repr, normalized_match
+from toolstand.judge.calls import (
     SCHEMA_SUBCODES,
     CallInfo,
     analyse,
     match_calls,
     schema_violations,
 )
+from toolstand.spec.cases import Case, ExpectedCall, Followup
+from toolstand.spec.contract import Contract
 from toolstand.types import (
     ERROR_CODES,
     CallRow,
@@ -33,6 +32,7 @@ from toolstand.types import (
     Mode,
     Verdict,
 )
+from toolstand.util.canonical import canonical_json
 
 __all__ = [
     "SCHEMA_SUBCODES",

@@ -18,14 +18,14 @@ from typing import IO, TYPE_CHECKING, Any
 
 import httpx
 
-from toolstand.attempt import Target, policy_for, run_attempt
-from toolstand.config import Config
+from toolstand.attempt.turns import Target, policy_for, run_attempt
 from toolstand.history import HistoryWriteError, IndexedWriter
+from toolstand.spec.config import Config
 from toolstand.transport import make_client
 from toolstand.types import AttemptRecord
 
 if TYPE_CHECKING:
-    from toolstand.runner import Inputs, WorkItem
+    from toolstand.run.runner import Inputs, WorkItem
 
 CLIENT_SHARE = 16  # requests in flight per httpx client
 

@@ -9,13 +9,13 @@ from typing import Any
 
 from jsonschema.exceptions import ValidationError
 
-from toolstand.argmatch import exact_match
-from toolstand.cases import ExpectedCall
-from toolstand.contract import Contract, ToolSpec
 from toolstand.decision import ToolCall
-from toolstand.problems import json_path
-from toolstand.repair import classify
+from toolstand.judge.argmatch import exact_match
+from toolstand.judge.normalize import classify
+from toolstand.spec.cases import ExpectedCall
+from toolstand.spec.contract import Contract, ToolSpec
 from toolstand.types import SCHEMA_SUBCODES, RepairClass, SchemaSubcode, Violation
+from toolstand.util.problems import json_path
 
 __all__ = ["SCHEMA_SUBCODES", "CallInfo", "analyse", "match_calls", "schema_violations"]
 
