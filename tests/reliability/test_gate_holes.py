@@ -21,13 +21,15 @@ MODELS = ("m-good", "m-limited", "m-gone", "m-also-gone")
 
 def _run(models: tuple[str, ...], limited: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """10 cases × 2 repetitions per model, all passing; ``limited`` maps a model to how
-    many of its 20 attempts end in a 429."""
+    many of its 20 attempts end in a 429: the first repetition of each case first, so
+    that up to 10 lost attempts leave every case one scored attempt."""
     recs: list[dict[str, Any]] = [header()]
     for model in models:
         lost = (limited or {}).get(model, 0)
         for i in range(20):
-            te = transport("rate_limited", status=429) if i < lost else None
-            recs.append(attempt(f"case{i // 2}", 1 + i % 2, model=model, transport_error=te))
+            case, rep = i // 2, 1 + i % 2
+            te = transport("rate_limited", status=429) if (rep - 1) * 10 + case < lost else None
+            recs.append(attempt(f"case{case}", rep, model=model, transport_error=te))
     return recs
 
 
@@ -48,12 +50,17 @@ def test_a_model_lost_to_429s_and_missing_groups_fail_the_gate(base: Path, tmp_p
         "FAIL sim/m-limited/auto: transport errors in 20 of 20 attempts (100.0%; rate_limited 20),"
         " above the 20% allowed"
     ) in text
-    assert lines[-1] == "gate FAILED: 3 failure(s) above; no significant drop in 9 checks"
+    # and each case of it, which no attempt scored, is unaccounted for
+    assert (
+        "FAIL sim/m-limited/auto: 10 case(s) no scored attempt in current (all lost to"
+        " transport errors): case0 (0 of 2), case1 (0 of 2)"
+    ) in text
+    assert lines[-1] == "gate FAILED: 4 failure(s) above; no significant drop in 9 checks"
     out = io.StringIO()
     assert cmd_compare(str(base), str(cur), 0.05, True, out=out) == 1
     data = orjson.loads(out.getvalue())
     assert data["passed"] is False and data["regression"] is False
-    assert len(data["failures"]) == 3
+    assert len(data["failures"]) == 4
 
 
 def test_the_transport_limit_is_a_share_of_attempts(base: Path, tmp_path: Path) -> None:
@@ -84,4 +91,5 @@ def test_a_current_run_that_is_all_429s_is_never_a_pass(base: Path, tmp_path: Pa
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
         assert cmd_compare(str(base), str(cur), 0.05, False, out=io.StringIO()) == 2
-    assert err.getvalue().count("FAIL sim/") == 4
+    assert err.getvalue().count("FAIL sim/") == 8  # per model: its transport errors, its cases
+    assert err.getvalue().count("10 case(s) no scored attempt in current") == 4

@@ -68,6 +68,14 @@ def cmd_compare(
     """Compare two runs (JSONL histories or JSON reports); 1 on a significant drop, a
     baseline group missing from current, or too many transport errors."""
     out = out if out is not None else sys.stdout  # resolved per call: tests swap it
+    if not 0.0 < alpha <= 0.5:  # NaN included: it compares false
+        # 0 or less (or NaN) can never fail the gate, above 0.5 fails it on noise
+        print(
+            f"toolstand compare: --alpha is a significance level above 0 and at most 0.5,"
+            f" got {alpha}",
+            file=sys.stderr,
+        )
+        return 2
     if not 0.0 <= max_transport_errors <= 1.0:  # NaN included: it compares false
         print(
             f"toolstand compare: --max-transport-errors is a share of attempts from 0 to 1,"

@@ -14,11 +14,17 @@ not be. So every metric of every provider × model × mode gets a one-sided test
 * unpaired otherwise (no such case, or a report without per-case counts): a pooled
   two-proportion z-test on the totals.
 
-Besides the drops, two things fail the gate whatever the tests say, each with its reason:
-a baseline group missing from the current run (a model that stopped answering is not a
-model without regressions), and a current group whose transport failures exceed
+The totals are tested too, beside the paired test: a drop that the paired cases do not
+show (the cases that regressed are the ones left out of the pairing) still fails.
+
+Besides the drops, things fail the gate whatever the tests say, each with its reason: a
+baseline group missing from the current run (a model that stopped answering is not a
+model without regressions); a current group whose transport failures exceed
 ``max_transport_errors`` of its attempts (100% 429s leave no scored attempt to test, so
-no test could ever fail).
+no test could ever fail); and every baseline case that the current run does not account
+for: missing from it, with no scored attempt (all lost to transport errors), or, at the
+same repetitions, with fewer attempts recorded (crashed, never written). A regression
+hides best in the cases that drop out of the comparison.
 
 No correction for testing nine metrics by default (the exact tests are conservative on
 small suites, and the metrics move together); ``correction="holm"`` is there for
@@ -45,6 +51,7 @@ from toolstand.util.printable import visible
 
 Counts = tuple[int, int]
 Key = tuple[str, str, str, str | None]  # provider, model, mode, feedback arm
+PerCase = dict[str, tuple[Counts, int]]  # case -> (counts for a metric, scored attempts)
 MAX_TRANSPORT_ERRORS = 0.2  # the share of a group's attempts; above it the gate fails
 
 
@@ -151,7 +158,91 @@ def load_report(path: str | os.PathLike[str]) -> dict[str, Any]:
         data = orjson.loads(fh.read())
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise ValueError(f"{name}: neither a JSONL history nor a JSON report with results[]")
+    problem = report_problem(data)
+    if problem is not None:
+        raise ValueError(f"{name}: {problem}")
     return data
+
+
+def report_problem(data: Mapping[str, Any]) -> str | None:
+    """What makes a JSON report impossible (a count that is not a count, a numerator
+    above its denominator, a part of the wrong type), as ``path: problem``; None when
+    every part the comparison reads can be true. A hand-edited or truncated baseline
+    must not crash the gate, nor pass it with counts no run could give."""
+    for i, entry in enumerate(data.get("results") or []):
+        where = f"results[{i}]"
+        if not isinstance(entry, dict):
+            return f"{where}: not an object"
+        problem = _entry_problem(where, entry)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _entry_problem(where: str, entry: Mapping[str, Any]) -> str | None:
+    for name in ("provider", "model", "mode"):
+        value = entry.get(name)
+        if value is not None and not isinstance(value, str):
+            return f"{where}.{name}: {value!r} is not text"
+    for name in ("attempted", "scored"):
+        value = entry.get(name)
+        if value is not None and not _is_count(value):
+            return f"{where}.{name}: {value!r} is not a count"
+    errors = entry.get("transport_errors")
+    if errors is not None:
+        if not isinstance(errors, dict):
+            return f"{where}.transport_errors: not an object"
+        for code, n in errors.items():
+            if not _is_count(n):
+                return f"{where}.transport_errors.{code}: {n!r} is not a count"
+    for metric, value in entry.items():
+        if isinstance(value, dict) and "denominator" in value:
+            problem = _fraction_problem(
+                f"{where}.{metric}", value.get("numerator") or 0, value["denominator"]
+            )
+            if problem is not None:
+                return problem
+    return _cases_problem(f"{where}.per_case", entry.get("per_case"))
+
+
+def _cases_problem(where: str, per_case: Any) -> str | None:
+    if per_case is None:
+        return None
+    if not isinstance(per_case, dict):
+        return f"{where}: not an object"
+    for cid, case in per_case.items():
+        if not isinstance(case, dict):
+            return f"{where}.{cid}: not an object"
+        for name in ("attempted", "scored"):
+            if case.get(name) is not None and not _is_count(case[name]):
+                return f"{where}.{cid}.{name}: {case[name]!r} is not a count"
+        counts = case.get("counts") or {}
+        if not isinstance(counts, dict):
+            return f"{where}.{cid}.counts: not an object"
+        for metric, nd in counts.items():
+            if not isinstance(nd, list) or len(nd) != 2:
+                return f"{where}.{cid}.counts.{metric}: not a [numerator, denominator] pair"
+            problem = _fraction_problem(f"{where}.{cid}.counts.{metric}", nd[0], nd[1])
+            if problem is not None:
+                return problem
+    return None
+
+
+def _fraction_problem(where: str, numerator: Any, denominator: Any) -> str | None:
+    for name, value in (("numerator", numerator), ("denominator", denominator)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"{where}.{name}: {value!r} is not a whole number"
+    if denominator < 0:
+        return f"{where}: denominator {denominator} is negative"
+    if numerator < 0:
+        return f"{where}: numerator {numerator} is negative"
+    if numerator > denominator:
+        return f"{where}: numerator {numerator} is more than denominator {denominator}"
+    return None
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _counts(entry: Mapping[str, Any], metric: str) -> Counts | None:
@@ -166,7 +257,7 @@ def _case_good(metric: str, counts: Counts) -> bool:
     return n == 0 if metric in LOWER_IS_BETTER else n == d
 
 
-def _per_case(entry: Mapping[str, Any], metric: str) -> dict[str, tuple[Counts, int]]:
+def _per_case(entry: Mapping[str, Any], metric: str) -> PerCase:
     """case -> (its counts for the metric, its scored attempts), for cases with evidence."""
     out: dict[str, tuple[Counts, int]] = {}
     for cid, case in (entry.get("per_case") or {}).items():
@@ -181,9 +272,9 @@ def _check(key: Key, metric: str, base: Mapping[str, Any], cur: Mapping[str, Any
     if b_tot is None or c_tot is None or not b_tot[1] or not c_tot[1]:
         return None
     b_cases, c_cases = _per_case(base, metric), _per_case(cur, metric)
-    # "all attempts good" is harder with more repetitions: pair only cases scored as
-    # often on both sides, or 3 → 10 repetitions would look like a regression
-    shared = [cid for cid in b_cases if cid in c_cases and b_cases[cid][1] == c_cases[cid][1]]
+    # "all attempts good" is harder with more repetitions: 3 → 10 repetitions must not
+    # look like a regression, so only cases scored alike are paired (``_paired``)
+    shared = _paired(base, cur, b_cases, c_cases)
     if shared:
         changes, better = [], 0
         for cid in shared:
@@ -206,11 +297,77 @@ def _check(key: Key, metric: str, base: Mapping[str, Any], cur: Mapping[str, Any
             paired_cases=len(shared),
             cases=changes,
         )
+    return _totals(key, metric, base, cur)
+
+
+def _totals(key: Key, metric: str, base: Mapping[str, Any], cur: Mapping[str, Any]) -> Check:
+    """The two-proportion test on the group's totals for one metric."""
+    b_tot, c_tot = _counts(base, metric), _counts(cur, metric)
+    assert b_tot is not None and c_tot is not None
     if metric in LOWER_IS_BETTER:  # test the drop of the good share
         _, p = two_proportion_drop(b_tot[1] - b_tot[0], b_tot[1], c_tot[1] - c_tot[0], c_tot[1])
     else:
         _, p = two_proportion_drop(b_tot[0], b_tot[1], c_tot[0], c_tot[1])
     return Check(*key, metric, "two_proportion", b_tot, c_tot, p)
+
+
+def _left_out(metric: str, base: Mapping[str, Any], cur: Mapping[str, Any]) -> bool:
+    """Whether the paired test of ``metric`` leaves out a case that has evidence on
+    either side; when it leaves out none, the totals add nothing to it."""
+    b_cases, c_cases = _per_case(base, metric), _per_case(cur, metric)
+    return bool((set(b_cases) | set(c_cases)) - set(_paired(base, cur, b_cases, c_cases)))
+
+
+def _paired(base: Mapping[str, Any], cur: Mapping[str, Any], b: PerCase, c: PerCase) -> list[str]:
+    """The cases the paired test weighs: on both sides, and scored as often, or at the
+    same repetitions (a case that lost attempts to transport errors is paired on what
+    was scored: fewer attempts only make "all good" easier, never a false alarm)."""
+    same_reps = _repetitions(base) == _repetitions(cur) is not None
+    return [cid for cid in b if cid in c and (same_reps or b[cid][1] == c[cid][1])]
+
+
+def _repetitions(entry: Mapping[str, Any]) -> int | None:
+    """How many attempts a case of the group usually has (the most common count): the
+    repetitions, whatever a few crashed or unrun cases lost."""
+    counts: dict[int, int] = {}
+    for case in (entry.get("per_case") or {}).values():
+        n = case.get("attempted") if isinstance(case, dict) else None
+        if isinstance(n, int) and n > 0:
+            counts[n] = counts.get(n, 0) + 1
+    return max(counts, key=lambda n: (counts[n], n)) if counts else None
+
+
+def _unaccounted(label: str, base: Mapping[str, Any], cur: Mapping[str, Any]) -> list[str]:
+    """A gate failure for the baseline cases the current run does not account for: each
+    kind of loss is one failure naming its cases, so a whole suite renamed reads as one
+    line, not a thousand."""
+    b, c = base.get("per_case"), cur.get("per_case")
+    if not isinstance(b, dict) or not isinstance(c, dict) or not b:
+        return []
+    same_reps = _repetitions(base) == _repetitions(cur) is not None
+    missing, lost, short = [], [], []
+    for cid, b_case in b.items():
+        if not isinstance(b_case, dict) or not b_case.get("scored"):
+            continue  # nothing to lose: the baseline scored it never
+        c_case = c.get(cid)
+        if not isinstance(c_case, dict):
+            missing.append(cid)
+        elif not c_case.get("scored"):
+            lost.append(f"{cid} (0 of {c_case.get('attempted', 0)})")
+        elif same_reps and int(c_case.get("attempted") or 0) < int(b_case.get("attempted") or 0):
+            short.append(f"{cid} ({c_case.get('attempted')} of {b_case.get('attempted')})")
+    failures = []
+    for cases, what in (
+        (missing, "in baseline, missing from current (not run, or crashed unrecorded)"),
+        (lost, "no scored attempt in current (all lost to transport errors)"),
+        (short, "fewer attempts recorded than in baseline at the same repetitions (crashed)"),
+    ):
+        if cases:
+            shown = ", ".join(cases[:10]) + (
+                f", … {len(cases) - 10} more" if len(cases) > 10 else ""
+            )
+            failures.append(f"{label}: {len(cases)} case(s) {what}: {shown}")
+    return failures
 
 
 def _notes(base: Mapping[str, Any], cur: Mapping[str, Any]) -> list[str]:
@@ -237,7 +394,7 @@ def _case_notes(label: str, base: Mapping[str, Any], cur: Mapping[str, Any]) -> 
             f"{len(set(c) - set(b))} only in current; paired tests use shared cases"
         )
     uneven = [cid for cid in b if cid in c and b[cid].get("scored") != c[cid].get("scored")]
-    if uneven:
+    if uneven and _repetitions(base) != _repetitions(cur):
         notes.append(
             f"{label}: {len(uneven)} shared case(s) scored a different number of times "
             "(repetitions or transport failures); left out of the paired tests"
@@ -310,6 +467,7 @@ def compare(
             notes.append(f"{_label(key)}: not in baseline, not compared")
             continue
         notes += _case_notes(_label(key), b_entry, c_entry)
+        failures += _unaccounted(_label(key), b_entry, c_entry)
         for metric in _metrics(key):
             check = _check(key, metric, b_entry, c_entry)
             if check is None:
@@ -317,6 +475,9 @@ def compare(
                     notes.append(f"{_label(key)}: {metric} has no counts, not compared")
                 continue
             checks.append(check)
+            if check.test == "mcnemar" and _left_out(metric, b_entry, c_entry):
+                # the pairing left cases out, and a regression hides best in those
+                checks.append(_totals(key, metric, b_entry, c_entry))
     adjusted = holm([c.p_value for c in checks]) if correction == "holm" else None
     for i, c in enumerate(checks):
         c.p_adjusted = adjusted[i] if adjusted else c.p_value
@@ -374,7 +535,7 @@ def render(result: CompareResult, baseline: str = "baseline", current: str = "cu
             ]
             lines += pack(changes, "       cases:", 14)
         else:
-            lines.append("       two-proportion z-test on the totals (no shared cases)")
+            lines.append("       two-proportion z-test on the totals")
     drops = result.drops
     verdict = (
         f"{len(drops)} significant drop(s) in {len(result.checks)} checks"
