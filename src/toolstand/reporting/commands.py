@@ -9,6 +9,7 @@ history is printed with its control characters spelled out (printable.visible).
 
 from __future__ import annotations
 
+import io
 import sys
 from typing import TextIO
 
@@ -21,6 +22,7 @@ from toolstand.reporting.formats import (
     write_junit,
 )
 from toolstand.reporting.metrics import compute_files
+from toolstand.util.atomic import replacing, same_file
 from toolstand.util.printable import visible
 
 
@@ -33,6 +35,10 @@ def cmd_report(
 ) -> int:
     """Compute the metrics of one or more histories and write the requested views."""
     out = out if out is not None else sys.stdout  # resolved per call: tests swap it
+    clash = _output_clash(paths, errors_csv, junit)
+    if clash is not None:
+        print(f"toolstand report: {clash}; nothing written", file=sys.stderr)
+        return 2
     try:
         report = compute_files(paths, collect_failures=bool(errors_csv or junit))
     except OSError as exc:
@@ -46,10 +52,13 @@ def cmd_report(
         out.write(render_table(report))
     try:
         if errors_csv:
-            with open(errors_csv, "w", newline="", encoding="utf-8") as fh:
-                write_errors_csv(report, fh)
+            with replacing(errors_csv) as raw:
+                text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+                write_errors_csv(report, text)
+                text.flush()
+                text.detach()
         if junit:
-            with open(junit, "wb") as bfh:
+            with replacing(junit) as bfh:
                 write_junit(report, bfh)
     except OSError as exc:
         print(f"toolstand report: cannot write {_name(exc)}: {exc.strerror}", file=sys.stderr)
@@ -105,6 +114,20 @@ def cmd_compare(
     else:
         out.write(render(result, baseline, current))
     return result.exit_code
+
+
+def _output_clash(inputs: list[str], *outputs: str | None) -> str | None:
+    """Why the outputs cannot be written: one of them is an input (however spelled: a
+    link, ``./``, another hard link), or two of them are one file. None when they can."""
+    wanted = [o for o in outputs if o]
+    for i, output in enumerate(wanted):
+        for path in inputs:
+            if same_file(output, path):
+                return f"output {visible(output)} is the input history {visible(path)}"
+        for other in wanted[i + 1 :]:
+            if same_file(output, other):
+                return f"--errors-csv and --junit name one file ({visible(output)})"
+    return None
 
 
 def _name(exc: OSError) -> str:

@@ -3,21 +3,20 @@
 Every other line keeps its exact bytes (line endings, spacing, key order, blank lines,
 broken lines). The new content goes to a temporary file in the same folder, is flushed
 to disk and then moved over the original with ``os.replace``, so a crash leaves either
-the old file or the new one, never half of each. An edit is refused, with the reason,
+the old file or the new one, never half of each; a symlinked case file is written at
+the end of its link, which stays a link. An edit is refused, with the reason,
 when the file vanished, is read-only, or changed on disk since it was loaded (its
 SHA-256 differs from the one the editor holds): the caller keeps its draft.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolstand.spec.cases import CaseFile, parse_case_line, parse_cases
+from toolstand.util.atomic import replacing, resolved
 from toolstand.util.canonical import sha256_hex
 from toolstand.util.problems import LoadError
 
@@ -56,8 +55,9 @@ def _read_checked(path: Path, expected_sha256: str) -> bytes:
     # the mode bits too: root passes os.access on a file the user marked read-only
     if not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222:
         raise EditRefused(f"{path} is read-only; nothing was written")
-    if not os.access(path.parent, os.W_OK | os.X_OK):
-        raise EditRefused(f"the folder {path.parent} is read-only; nothing was written")
+    folder = resolved(path).parent  # where the temporary file goes: the link's target's
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise EditRefused(f"the folder {folder} is read-only; nothing was written")
     return data
 
 
@@ -83,18 +83,11 @@ def _join(lines: list[bytes], trailing: bool) -> bytes:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    mode = stat.S_IMODE(path.stat().st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # through to the resolved file: a symlinked case file keeps its link (util.atomic)
     try:
-        with os.fdopen(fd, "wb") as fh:
+        with replacing(path, fsync=True) as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         raise EditRefused(f"could not write {path}: {exc.strerror}") from None
 
 
