@@ -33,7 +33,14 @@ from toolstand.transport import (
     sanitize_request,
     useful_headers,
 )
-from toolstand.util.redact import REDACTED, SECRET_HEADERS, redact_headers, redact_url, scrub
+from toolstand.util.redact import (
+    REDACTED,
+    SECRET_HEADERS,
+    redact_headers,
+    redact_url,
+    scrub,
+    scrub_record,
+)
 
 BODIES = Path(__file__).resolve().parent / "fixtures" / "bodies"
 KEY = "sk-PLANTED-123"
@@ -530,12 +537,13 @@ async def test_every_configured_key_is_scrubbed_from_the_exchange() -> None:
     assert ex.headers == {"x-request-id": REDACTED}
 
 
-def test_scrub_replaces_secrets_in_values_at_any_depth_never_in_keys() -> None:
-    value: Any = {"a": [f"x{KEY}y", ("t", KEY)], KEY: 1, "n": 5, "none": None}
+def test_scrub_replaces_secrets_in_values_and_keys_at_any_depth() -> None:
+    # what scrub is given came from a provider: a model can echo a key as a property
+    value: Any = {"a": [f"x{KEY}y", ("t", KEY)], KEY: 1, "n": {f"k{KEY}": 5}, "none": None}
     assert scrub(value, [KEY, ""]) == {
         "a": [f"x{REDACTED}y", ("t", REDACTED)],
-        KEY: 1,  # an object key is structure, not text a key travels in
-        "n": 5,
+        REDACTED: 1,
+        "n": {f"k{REDACTED}": 5},
         "none": None,
     }
     assert scrub("abc", []) == "abc"
@@ -550,3 +558,20 @@ def test_a_key_shorter_than_8_characters_is_not_scrubbed_from_text() -> None:
         "type": "text",
         "note": f"{REDACTED} hi",
     }
+
+
+def test_a_record_keeps_its_own_keys_and_scrubs_the_providers() -> None:
+    # the stand's own keys stay whatever the secret; a provider's object keys do not
+    secret = "arguments-of-the-stand"
+    rec: dict[str, Any] = {
+        "case_id": secret,
+        "decision": {"calls": [{"name": "x", "arguments": {secret: 1, "a": secret}}]},
+        "response": {"status": 200, "body": {"error": {secret: "echo"}}},
+        "judgement": {"errors": [{"code": "c", "received": {secret: 2}}]},
+    }
+    out = scrub_record(rec, [secret])
+    assert out["case_id"] == secret  # not a travelled field
+    assert out["decision"]["calls"][0]["arguments"] == {REDACTED: 1, "a": REDACTED}
+    assert out["response"]["body"] == {"error": {REDACTED: "echo"}}
+    assert out["judgement"]["errors"][0]["received"] == {REDACTED: 2}
+    assert set(out["decision"]["calls"][0]) == {"name", "arguments"}

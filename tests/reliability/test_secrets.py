@@ -4,7 +4,8 @@ the key in its message, echoes it in a header, a 5xx page, a non-JSON 2xx body, 
 text answer or a tool call's arguments (which then go back in the second turn).
 
 The echoing provider is a small real HTTP server on loopback that speaks just enough
-of each wire API; the simulator runs beside it with the same key.
+of each wire API; the simulator runs beside it with the same key. The key comes back
+as text and as an object key (issue 31, H7).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def answer(api: str, model: str, key: str) -> tuple[int, dict[str, str], bytes]:
         status = 401 if model == "echo-401" else 429
         headers["retry-after"] = "0"
         error = {"message": f"Incorrect API key provided: {key}.", "type": "auth", "code": status}
+        error[key] = "the key echoed as an object key"  # issue 31, H7
         return status, headers, orjson.dumps({"type": "error", "error": error})
     if model == "echo-500-page":
         # the key straddles the 200 characters a message keeps of a non-JSON body
@@ -48,7 +50,8 @@ def answer(api: str, model: str, key: str) -> tuple[int, dict[str, str], bytes]:
     if model == "echo-2xx-text":
         return 200, {**headers, "content-type": "text/plain"}, f"hello {key}".encode()
     text = f"Your key is {key}"
-    args = {"order_id": key}
+    # the key as a value and as a property name (Anthropic input, Gemini args: H7)
+    args = {"order_id": key, key: "echoed"}
     call = model == "echo-call"
     if api == "openai-chat":
         message: dict[str, Any] = {"role": "assistant", "content": None if call else text}

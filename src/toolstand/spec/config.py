@@ -36,7 +36,7 @@ from toolstand.util.problems import (
     pydantic_message,
     read_file,
 )
-from toolstand.util.redact import MIN_SECRET_LEN, redact_userinfo, url_password
+from toolstand.util.redact import MIN_SECRET_LEN, redact_url, url_secrets
 
 
 def _default_modes() -> list[Mode]:
@@ -152,14 +152,15 @@ class RunSpec(_Strict):
             if problem is not None:
                 raise ValueError(
                     f'{problem}: give "sim" or an http(s) URL with a host, such as '
-                    f"https://api.openai.com/v1 (got '{visible(redact_userinfo(v))}')"
+                    f"https://api.openai.com/v1 (got '{visible(redact_url(v))}')"
                 )
         return v
 
     @field_serializer("base_url")
     def _dump_base_url(self, v: str) -> str:
-        # a RunSpec is dumped only into records and views, never back into a config
-        return redact_userinfo(v)
+        # a RunSpec is dumped only into records and views, never back into a config: no
+        # userinfo, no key= query parameter (the header's runs[] would keep it)
+        return redact_url(v)
 
     @property
     def simulated(self) -> bool:
@@ -301,9 +302,9 @@ class Config(_Strict):
 
     def secrets(self) -> list[str]:
         """What no record may hold: every run's key, read from the environment now, and
-        every password in a base URL."""
+        every password and ``key=`` query value in a base URL."""
         out = [os.environ.get(r.api_key_env) for r in self.runs if r.api_key_env]
-        out += [url_password(r.base_url) for r in self.runs]
+        out += [s for r in self.runs for s in url_secrets(r.base_url)]
         return [s for s in out if s]
 
     def short_keys(self) -> list[str]:

@@ -4,9 +4,11 @@ Two means, for two kinds of place. Where the stand knows a key travels by name (
 auth headers, a ``key=`` query parameter, the userinfo of a URL), the value is dropped
 or replaced whatever it is. Everywhere else a key can only be found by its text, so
 ``scrub`` replaces it inside string values: in headers, URLs, bodies, messages and
-what was derived from them, never in object keys and never in the fields the stand
-writes itself (provider, model, case id ...), which a short key could otherwise
-rewrite (a provider named ``ollama`` with the key ``ollama``). A key shorter than
+what was derived from them, and in the keys of objects that came from a provider (a
+body, a call's arguments: a model can echo a key as a property name), never in the
+fields the stand writes itself (provider, model, case id, the record's own keys),
+which a short key could otherwise rewrite (a provider named ``ollama`` with the key
+``ollama``). A key shorter than
 ``MIN_SECRET_LEN`` cannot be told from ordinary words and is not scrubbed from text
 at all; the run header lists such keys (``short_keys``).
 """
@@ -39,6 +41,11 @@ SECRET_HEADERS: frozenset[str] = frozenset(
 SECRET_PARAMS: frozenset[str] = frozenset({"key", "api_key", "api-key"})
 # the parts of an attempt record that hold what went to or came from a provider (and
 # the case's user text): the only fields ``scrub_record`` looks into
+# within those fields, the objects whose keys a provider chose (a body, a call's
+# arguments and what the judge derived from them): their keys are scrubbed too
+PROVIDER_OBJECTS: frozenset[str] = frozenset(
+    {"body", "arguments", "repaired_arguments", "received", "args", "input"}
+)
 TRAVELLED_FIELDS: tuple[str, ...] = (
     "user",
     "request",
@@ -104,6 +111,21 @@ def url_password(url: str) -> str | None:
         return None
 
 
+def url_secrets(url: str) -> list[str]:
+    """Every secret a URL carries: its userinfo password and the values of its ``key=``
+    (``api_key=``, ``api-key=``) query parameters, to be scrubbed wherever they echo."""
+    out = [url_password(url)]
+    if "?" in url:
+        try:
+            query = urlsplit(url).query
+        except ValueError:
+            query = ""
+        out += [
+            v for k, v in parse_qsl(query, keep_blank_values=True) if k.lower() in SECRET_PARAMS
+        ]
+    return [s for s in out if s]
+
+
 def scrubbable(secrets: Iterable[str | None]) -> list[str]:
     """The secrets that can be told from ordinary text (``MIN_SECRET_LEN`` or more
     characters), each once, longest first so that a key holding another goes whole."""
@@ -113,18 +135,20 @@ def scrubbable(secrets: Iterable[str | None]) -> list[str]:
 
 
 def scrub(obj: Any, secrets: Iterable[str | None]) -> Any:
-    """``obj`` with every occurrence of each secret inside its string values (at any
-    depth; object keys are left alone) replaced by ``***REDACTED***``: a copy when a
-    secret occurs, else ``obj`` itself. Short and empty secrets are ignored."""
+    """``obj``, something that came from a provider or goes to one, with every
+    occurrence of each secret in its string values and object keys (at any depth)
+    replaced by ``***REDACTED***``: a copy when a secret occurs, else ``obj`` itself.
+    Short and empty secrets are ignored."""
     wanted = scrubbable(secrets)
     if not wanted or (isinstance(obj, dict | list) and not _mentions(obj, wanted)):
         return obj
-    return _scrub(obj, wanted)
+    return _scrub(obj, wanted, keys=True)
 
 
 def scrub_record(rec: dict[str, Any], secrets: Iterable[str | None]) -> dict[str, Any]:
     """An attempt record with the secrets scrubbed from ``TRAVELLED_FIELDS`` only: the
-    stand's own fields (ids, names, codes) are written as they are."""
+    stand's own fields (ids, names, codes) and keys are written as they are; the keys
+    of ``PROVIDER_OBJECTS`` within them are scrubbed like values."""
     wanted = scrubbable(secrets)
     if not wanted or not _mentions(rec, wanted):
         return rec
@@ -142,16 +166,27 @@ def _mentions(obj: dict[Any, Any] | list[Any], secrets: list[str]) -> bool:
     return any(orjson.dumps(s)[1:-1] in blob for s in secrets)
 
 
-def _scrub(obj: Any, secrets: list[str]) -> Any:
+def _scrub(obj: Any, secrets: list[str], *, keys: bool = False) -> Any:
+    """``keys``: whether this object's keys came from a provider (then they are
+    scrubbed, and so is everything below); else only ``PROVIDER_OBJECTS`` turn it on."""
     if isinstance(obj, str):
-        for secret in secrets:
-            if secret in obj:
-                obj = obj.replace(secret, REDACTED)
-        return obj
+        return _scrub_text(obj, secrets)
     if isinstance(obj, dict):
-        return {k: _scrub(v, secrets) for k, v in obj.items()}
+        return {
+            (_scrub_text(k, secrets) if keys and isinstance(k, str) else k): _scrub(
+                v, secrets, keys=keys or k in PROVIDER_OBJECTS
+            )
+            for k, v in obj.items()
+        }
     if isinstance(obj, list):
-        return [_scrub(v, secrets) for v in obj]
+        return [_scrub(v, secrets, keys=keys) for v in obj]
     if isinstance(obj, tuple):
-        return tuple(_scrub(v, secrets) for v in obj)
+        return tuple(_scrub(v, secrets, keys=keys) for v in obj)
     return obj
+
+
+def _scrub_text(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
