@@ -171,6 +171,7 @@ def make_client(
     transport: httpx.AsyncBaseTransport | None = None,
     loopback_only: bool = False,
     plain_http: bool = False,
+    proxy: str | None = None,
 ) -> httpx.AsyncClient:
     """An AsyncClient with a small pool: httpx's pool slows down with many waiters, so
     the runner should spread load over several clients rather than enlarge one. It
@@ -181,9 +182,12 @@ def make_client(
     127.0.0.1, so no proxy from the environment applies (it could not reach our
     loopback) and no TLS context is needed (no CA bundle to load at startup).
     ``plain_http``: the base URL is ``http://``, so no origin uses TLS and the CA
-    bundle is not loaded either; an https proxy from the environment still verifies
-    its certificate (httpcore gives the proxy connection its own default context, not
-    the client's), and https URLs are refused (``NoTls``)."""
+    bundle is not loaded either; an https proxy still verifies its certificate
+    (httpcore gives the proxy connection its own default context, not the client's),
+    and https URLs are refused (``NoTls``).
+    ``proxy``: the run's own proxy, the only one taken: the environment's proxy
+    variables (and .netrc) are ignored, or every request and its key would go to a
+    host that no config names. The simulator on loopback never takes one."""
     # no pool timeout: waiting for a free connection is the runner's concurrency, not
     # the provider's slowness, and must not be recorded as a provider timeout
     timeout = httpx.Timeout(
@@ -199,7 +203,8 @@ def make_client(
         transport=transport,
         mounts={"https://": NoTls()} if no_tls else None,
         cookies=NoCookies(),
-        trust_env=not loopback_only,
+        trust_env=False,
+        proxy=None if loopback_only else proxy,
         verify=False if no_tls else tls_context(),
         follow_redirects=False,
     )

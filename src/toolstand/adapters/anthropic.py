@@ -30,6 +30,7 @@ from toolstand.adapters.base import (
     TransportCode,
     Usage,
     as_int,
+    endpoint,
     http_message,
     lower_headers,
     not_the_api,
@@ -123,7 +124,7 @@ class AnthropicAdapter:
         if tools:
             sent = {t["name"]: (t.get("description"), t.get("input_schema")) for t in body["tools"]}
             notes += schemas.check(sent)
-        url = f"{base_url.rstrip('/')}/v1/messages"
+        url = endpoint(base_url, "/v1/messages")
         headers = {"content-type": "application/json", "anthropic-version": version}
         http = HttpRequest("POST", url, headers, body)
         return BuiltRequest(http, notes, api_settings, schemas.nullable)

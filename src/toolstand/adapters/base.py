@@ -67,6 +67,16 @@ class HttpRequest:
     params: dict[str, str] = field(default_factory=dict)
 
 
+def endpoint(base_url: str, path: str) -> str:
+    """``path`` (starting with ``/``) appended to the base URL's path, the base URL's
+    query kept after it (``https://h/openai?api-version=2024`` and ``/chat/completions``
+    give ``https://h/openai/chat/completions?api-version=2024``); a fragment is dropped,
+    as no client sends one."""
+    rest = base_url.partition("#")[0]
+    head, _, query = rest.partition("?")
+    return head.rstrip("/") + path + (f"?{query}" if query else "")
+
+
 @dataclass
 class SchemaNote:
     """One change an adapter made to a tool schema to fit the API, or a loss it caused."""

@@ -19,6 +19,7 @@ import copy
 import math
 import re
 from typing import Any
+from urllib.parse import quote
 
 from toolstand.adapters.base import (
     BuiltRequest,
@@ -28,6 +29,7 @@ from toolstand.adapters.base import (
     ToolResult,
     Usage,
     as_int,
+    endpoint,
     http_message,
     lower_headers,
     not_the_api,
@@ -145,8 +147,9 @@ class GeminiAdapter:
                 for d in body["tools"][0]["functionDeclarations"]
             }
             notes += schemas.check(sent)
-        model_id = model.removeprefix("models/")
-        url = f"{base_url.rstrip('/')}/v1beta/models/{model_id}:generateContent"
+        # escaped whole: a model id is one path segment, never "../" or a "#" or "?"
+        model_id = quote(model.removeprefix("models/"), safe="")
+        url = endpoint(base_url, f"/v1beta/models/{model_id}:generateContent")
         http = HttpRequest("POST", url, {"content-type": "application/json"}, body)
         return BuiltRequest(http, notes, api_settings)
 

@@ -44,6 +44,7 @@ from toolstand.adapters.base import (
     ToolResult,
     Usage,
     as_int,
+    endpoint,
     http_message,
     lower_headers,
     not_the_api,
@@ -115,7 +116,7 @@ class OpenAIChatAdapter:
         if tools:
             sent = {t["function"]["name"]: _sent_schema(t["function"]) for t in body["tools"]}
             notes += schemas.check(sent)
-        url = f"{base_url.rstrip('/')}/chat/completions"
+        url = endpoint(base_url, "/chat/completions")
         http = HttpRequest("POST", url, {"content-type": "application/json"}, body)
         return BuiltRequest(http, notes, api_settings, schemas.nullable)
 

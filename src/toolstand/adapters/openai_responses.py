@@ -25,6 +25,7 @@ from toolstand.adapters.base import (
     TransportCode,
     Usage,
     as_int,
+    endpoint,
     http_message,
     not_the_api,
     note_once,
@@ -94,7 +95,7 @@ class OpenAIResponsesAdapter:
         if tools:
             sent = {t["name"]: (t.get("description"), t.get("parameters")) for t in body["tools"]}
             notes += schemas.check(sent)
-        url = f"{base_url.rstrip('/')}/responses"
+        url = endpoint(base_url, "/responses")
         http = HttpRequest("POST", url, {"content-type": "application/json"}, body)
         return BuiltRequest(http, notes, api_settings, schemas.nullable)
 

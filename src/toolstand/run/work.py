@@ -92,6 +92,7 @@ def clients_for(config: Config) -> list[list[httpx.AsyncClient]]:
                 max_connections=min(config.parallelism, CLIENT_SHARE),
                 loopback_only=r.simulated,
                 plain_http=r.plain_http,
+                proxy=r.proxy,
             )
             for _ in range(n_clients)
         ]

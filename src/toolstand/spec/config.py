@@ -121,6 +121,9 @@ class RunSpec(_Strict):
     requests_per_minute: float | None = Field(default=None, gt=0)
     prices: Prices | None = None
     options: RunOptions | None = None
+    # the only proxy a run's requests take: HTTP(S)_PROXY and ALL_PROXY from the
+    # environment are ignored (they would send the key to a host no config names)
+    proxy: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -155,6 +158,21 @@ class RunSpec(_Strict):
                     f"https://api.openai.com/v1 (got '{visible(redact_url(v))}')"
                 )
         return v
+
+    @field_validator("proxy")
+    @classmethod
+    def _proxy(cls, v: str | None) -> str | None:
+        problem = None if v is None else base_url_problem(v)
+        if problem is not None:
+            raise ValueError(
+                f"{problem}: a proxy is an http(s) URL with a host, such as "
+                f"http://proxy.internal:3128 (got '{visible(redact_url(v or ''))}')"
+            )
+        return v
+
+    @field_serializer("proxy")
+    def _dump_proxy(self, v: str | None) -> str | None:
+        return None if v is None else redact_url(v)
 
     @field_serializer("base_url")
     def _dump_base_url(self, v: str) -> str:
@@ -305,6 +323,7 @@ class Config(_Strict):
         every password and ``key=`` query value in a base URL."""
         out = [os.environ.get(r.api_key_env) for r in self.runs if r.api_key_env]
         out += [s for r in self.runs for s in url_secrets(r.base_url)]
+        out += [s for r in self.runs if r.proxy for s in url_secrets(r.proxy)]
         return [s for s in out if s]
 
     def short_keys(self) -> list[str]:
