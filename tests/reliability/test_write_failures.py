@@ -5,6 +5,8 @@ line already written stays, and --resume completes the run."""
 from __future__ import annotations
 
 import errno
+import io
+import os
 import resource
 import signal
 import subprocess
@@ -28,9 +30,25 @@ def write_config(tmp_path: Path, **extra: Any) -> Path:
     return cfg
 
 
-def test_a_full_disk_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+class FullDisk(io.BytesIO):
+    """A file on a full disk: every flush is ENOSPC (/dev/full is a device, which is
+    no history: issue 31, M12)."""
+
+    def flush(self) -> None:
+        if self.getbuffer().nbytes:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_full_disk_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "run.jsonl"
-    out.symlink_to("/dev/full")  # every write: ENOSPC
+    real_open = Path.open
+
+    def open_(self: Path, mode: str = "r", *args: Any, **kw: Any) -> Any:
+        return FullDisk() if self == out and mode == "ab" else real_open(self, mode, *args, **kw)
+
+    monkeypatch.setattr(Path, "open", open_)
     assert main(["run", "--config", str(write_config(tmp_path)), "--output", str(out)]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
         f"{out}: $: cannot write: ENOSPC: No space left on device; the lines already written "

@@ -32,7 +32,8 @@ _PROBE = 1 << 16
 
 
 def sidecar_path(history: str | os.PathLike[str]) -> Path:
-    p = Path(history)
+    # beside the resolved file, as its lock is: one sidecar for every spelling of it
+    p = Path(os.path.realpath(history))
     return p.parent / FOLDER / f"{p.name}.idx"
 
 

@@ -38,6 +38,7 @@ from toolstand.spec.config import Config, RunSpec
 from toolstand.spec.contract import Contract, load_contract
 from toolstand.types import AttemptRecord, FeedbackStyle, Mode
 from toolstand.util.canonical import sha256_hex
+from toolstand.util.printable import visible
 from toolstand.util.problems import LoadError, Problem
 
 RESUMABLE = f"{KEPT} (make room or fix the file, then --resume completes the run)"
@@ -278,7 +279,7 @@ class RunSummary:
     def line(self) -> str:
         v = self.verdicts
         return (
-            f"run {self.run_id}: {self.written} attempts written to {self.output} "
+            f"run {self.run_id}: {self.written} attempts written to {visible(str(self.output))} "
             f"({self.skipped} already there), pass {v['pass']}, fail {v['fail']}, "
             f"transport errors {v['transport_error']}, {self.seconds:.1f}s"
             + (f", CRASHED {v['crashed']} (not recorded)" if v["crashed"] else "")
