@@ -271,6 +271,20 @@ COMMANDS = {
 }
 
 
+# what Ctrl-C leaves behind, in each command's own words: only `run` leaves work to
+# resume; the others write through a temporary file, or write nothing at all
+INTERRUPTED = {
+    "run": "finished attempts are on disk (use --resume)",
+    "rejudge": "the output was not written; the input history is unchanged",
+    "report": "no report or output file was written",
+    "compare": "nothing was compared",
+    "check": "nothing was checked to the end",
+    "contract": "no contract was written",
+    "import": "the files it finished stay whole; the others were not written",
+    "sim": "the simulator stopped",
+    "tui": "the app stopped",
+}
+
 # the subcommands whose --mcp / --against-mcp take a server's command after "--"
 TAKES_A_COMMAND = ("contract", "check")
 
@@ -295,5 +309,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(visible(str(problem)), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted; finished attempts are on disk (use --resume)", file=sys.stderr)
+        print(f"interrupted; {INTERRUPTED.get(command, 'nothing was written')}", file=sys.stderr)
         return 130
