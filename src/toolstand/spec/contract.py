@@ -18,6 +18,7 @@ from referencing import Registry
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from toolstand.spec.schema_limits import depth_problem, ref_cycle_problem
 from toolstand.types import Effect
 from toolstand.util.canonical import canonical_hash, canonical_json
 from toolstand.util.jsonpos import line_index, line_of
@@ -248,7 +249,10 @@ def tool_problems(
                 ((*at, "name"), f"duplicate tool name {tool.name!r} (first at tools[{first}])")
             )
         seen.setdefault(tool.name, i)
-        problem = meta_problem(tool.parameters) if meta else None
+        # before any walk: each later one would hit the recursion limit on these
+        problem = depth_problem(tool.parameters, ()) or ref_cycle_problem(tool.parameters, ())
+        if problem is None and meta:
+            problem = meta_problem(tool.parameters)
         if problem is not None:
             out.append(((*at, "parameters", *problem[0]), problem[1]))
             continue
