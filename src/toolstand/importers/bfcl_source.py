@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import io
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -46,6 +47,10 @@ REFUSED: dict[str, str] = {
     "format_sensitivity": "format sensitivity: prompt-format variants of other categories",
 }
 WHEEL_PREFIX = "bfcl_eval/data/"
+# BFCL's largest data file is ~4 MB (live_multiple); a member or file past this is no
+# BFCL data, and reading it whole could take all memory (a 3 MB zip can hold 3 GB)
+MAX_FILE_BYTES = 64 << 20
+MAX_WHEEL_MEMBERS = 10_000
 _WHEEL_VERSION = re.compile(r"bfcl_eval-([^-]+)-")
 
 
@@ -60,13 +65,34 @@ class BfclSource:
     _names: set[str] = field(default_factory=set)
 
     def read(self, name: str) -> bytes | None:
-        """The file's bytes, or None when the source has no such file."""
+        """The file's bytes, or None when the source has no such file; a LoadError for
+        one over ``MAX_FILE_BYTES``, decoded, whatever its header claims."""
         if self.wheel is not None:
             member = WHEEL_PREFIX + name
-            return self.wheel.read(member) if member in self._names else None
-        assert self.folder is not None
-        path = self.folder / name
-        return path.read_bytes() if path.is_file() else None
+            if member not in self._names:
+                return None
+            with self.wheel.open(member) as fh:
+                data = fh.read(MAX_FILE_BYTES + 1)
+        else:
+            assert self.folder is not None
+            path = self.folder / name
+            if not path.is_file():
+                return None
+            with path.open("rb") as fh:
+                data = fh.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise LoadError(
+                [
+                    Problem(
+                        f"{self.label}: {name}",
+                        None,
+                        "$",
+                        f"larger than {MAX_FILE_BYTES >> 20} MB; BFCL's data files are a few"
+                        " MB: not read",
+                    )
+                ]
+            )
+        return data
 
     def entries(self, name: str) -> list[tuple[int, dict[str, Any]]] | None:
         """The file's entries with their line numbers, one JSON object a line (blank lines
@@ -76,7 +102,8 @@ class BfclSource:
             return None
         out = []
         where = f"{self.label}: {name}"
-        for number, line in enumerate(data.splitlines(), start=1):
+        # line by line, never a list of them: a file of blank lines is one line each
+        for number, line in enumerate(io.BytesIO(data), start=1):
             if not line.strip():
                 continue
             try:
@@ -115,6 +142,9 @@ def _wheel(path: Path) -> BfclSource:
         wheel = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
         raise _refuse(str(path), f"not a readable wheel: {exc}") from None
+    if len(wheel.infolist()) > MAX_WHEEL_MEMBERS:
+        wheel.close()
+        raise _refuse(str(path), f"more than {MAX_WHEEL_MEMBERS} members: not a BFCL wheel")
     names = set(wheel.namelist())
     if not any(n.startswith(WHEEL_PREFIX + "BFCL_v4_") for n in names):
         wheel.close()
