@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any, Self
+from typing import IO, Any, BinaryIO, Self
 
 import orjson
 
@@ -117,7 +117,8 @@ def iter_lines(path: Path, warn: IO[str] | None = None) -> Iterator[tuple[int, d
 
 def repair_tail(path: Path) -> bool:
     """Cut a torn last line (no newline) so that appending starts on a fresh line.
-    Returns True when something was cut. Nothing complete is ever touched."""
+    Returns True when something was cut. Nothing complete is ever touched: a last line
+    that is a whole JSON object and lacks only its newline gets the newline instead."""
     if not path.exists() or path.stat().st_size == 0:
         return False
     with path.open("rb+") as fh:
@@ -135,8 +136,23 @@ def repair_tail(path: Path) -> bool:
             data = fh.read(pos - start)
             idx = data.rfind(b"\n")
             if idx >= 0:
-                fh.truncate(start + idx + 1)
-                return True
+                return _end_tail(fh, start + idx + 1, size)
             pos = start
-        fh.truncate(0)
-        return True
+        return _end_tail(fh, 0, size)
+
+
+def _end_tail(fh: BinaryIO, tail: int, size: int) -> bool:
+    """End the file's last line, which starts at ``tail``: with a newline when it is a
+    whole record (False: nothing cut), else by cutting it (True)."""
+    fh.seek(tail)
+    last = fh.read(size - tail)
+    try:
+        whole = isinstance(orjson.loads(last), dict)
+    except orjson.JSONDecodeError:
+        whole = False
+    if whole:
+        fh.seek(size)
+        fh.write(b"\n")
+        return False
+    fh.truncate(tail)
+    return True
