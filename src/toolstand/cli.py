@@ -240,9 +240,21 @@ def cmd_rejudge(args: argparse.Namespace) -> int:
 
 def cmd_sim(args: argparse.Namespace) -> int:
     from toolstand.sim import serve_forever
+    from toolstand.util.printable import visible
 
+    if not 0 <= args.port <= 65535:
+        print(
+            f"toolstand sim: --port is 0 (a free one) or 1-65535, got {args.port}", file=sys.stderr
+        )
+        return 2
     tools, cases = contract_and_cases(args)
-    serve_forever(cases, tools, args.host, args.port, args.seed)
+    try:
+        serve_forever(cases, tools, args.host, args.port, args.seed)
+    except OSError as exc:  # a busy port, a host that is no address here (gaierror)
+        reason = exc.strerror or str(exc)
+        where = visible(f"{args.host}:{args.port}")
+        print(f"toolstand sim: cannot listen on {where}: {reason}", file=sys.stderr)
+        return 2
     return 0
 
 

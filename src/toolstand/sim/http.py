@@ -82,6 +82,8 @@ async def read_request(reader: asyncio.StreamReader) -> Request | None:
         length = int(headers.get("content-length", "0"))
     except ValueError:
         raise HttpError(400) from None
+    if length < 0:  # "-5" parses as a number, and no body has that length
+        raise HttpError(400)
     if length > MAX_BODY:
         raise HttpError(413)
     body = await reader.readexactly(length) if length else b""
