@@ -306,7 +306,8 @@ def parse_cases(data: bytes, file: str = "<cases>", *, strict: bool = True) -> C
         if number > 1 and raw == b"" and number == len(raw_lines):
             break  # the empty string after the final newline
         try:
-            line = raw.decode("utf-8")
+            # a BOM some editors put at the start of the file is not part of line 1
+            line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as exc:
             # one bad line must not hide the others: it is a problem of its own line
             lines.append(CaseLine(number, raw.decode("utf-8", errors="replace")))
