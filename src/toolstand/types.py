@@ -69,14 +69,6 @@ SCHEMA_SUBCODES: tuple[SchemaSubcode, ...] = get_args(SchemaSubcode)
 RepairClass = Literal["raw_valid", "repairable", "invalid"]
 
 
-class Violation(TypedDict):
-    """One schema violation of a call's arguments."""
-
-    subcode: SchemaSubcode
-    path: str
-    message: str
-
-
 class JudgeError(TypedDict):
     """One entry of ``judgement.errors``; only ``code`` and ``turn`` are always there."""
 

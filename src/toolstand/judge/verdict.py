@@ -12,13 +12,7 @@ from typing import Any, cast
 
 from toolstand.decision import ModelDecision
 from toolstand.judge.argmatch import exact_match, expected_repr, normalized_match
-from toolstand.judge.calls import (
-    SCHEMA_SUBCODES,
-    CallInfo,
-    analyse,
-    match_calls,
-    schema_violations,
-)
+from toolstand.judge.calls import SCHEMA_SUBCODES, CallInfo, analyse, match_calls
 from toolstand.spec.cases import Case, ExpectedCall, Followup
 from toolstand.spec.contract import Contract
 from toolstand.types import (
@@ -42,7 +36,6 @@ __all__ = [
     "judge_followup",
     "match_calls",
     "normalized_verdict",
-    "schema_violations",
     "signature",
     "with_turn_errors",
 ]
@@ -364,9 +357,9 @@ def _argument_errors(info: CallInfo, exp: ExpectedCall, exact: bool | None) -> l
         _err(
             "invalid_arguments",
             call_index=ci,
-            subcode=v["subcode"],
-            path=v["path"],
-            message=v["message"],
+            subcode=v.subcode,
+            path=v.path,
+            message=v.message,
         )
         for v in info.violations
     ]
