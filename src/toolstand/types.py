@@ -96,6 +96,9 @@ class CallRow(TypedDict):
     repairs: list[dict[str, Any]]
     exact: bool | None
     normalized: bool | None
+    # valid after the declared repairs and x-normalize (the normalized verdict's view);
+    # rows judged before it existed lack it (readers use .get)
+    normalized_valid: bool
     unsafe: bool
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from toolstand.decision import ToolCall
 from toolstand.judge.argmatch import exact_match
-from toolstand.judge.normalize import classify
+from toolstand.judge.normalize import classify, normalized_repair
 from toolstand.spec.cases import ExpectedCall
 from toolstand.spec.contract import Contract, ToolSpec
 from toolstand.spec.violations import Violation, violations
@@ -29,11 +29,22 @@ class CallInfo:
     repairs: list[dict[str, Any]] = field(default_factory=list)
     raw_valid: bool = False
     violations: list[Violation] = field(default_factory=list)
+    # the normalized verdict's view: valid after the declared repairs and x-normalize
+    normalized_valid: bool = False
+    normalized_arguments: dict[str, Any] | None = None
 
     @property
     def effective_arguments(self) -> dict[str, Any] | None:
         """The arguments after the declared repairs (the raw ones when none applied)."""
         return self.repaired if self.repaired is not None else self.call.arguments
+
+    @property
+    def normalized_input(self) -> dict[str, Any] | None:
+        """The arguments the normalized comparison reads: after the declared repairs and
+        the normalizers' enum repairs when those make them valid, else as above."""
+        if self.normalized_arguments is not None:
+            return self.normalized_arguments
+        return self.effective_arguments
 
 
 def analyse(call: ToolCall, index: int, contract: Contract, offered: set[str]) -> CallInfo:
@@ -46,8 +57,12 @@ def analyse(call: ToolCall, index: int, contract: Contract, offered: set[str]) -
     info.raw_valid = result.repair == "raw_valid"
     info.repaired = result.repaired
     info.repairs = result.repairs
+    info.normalized_valid = info.raw_valid
     if not info.raw_valid:
         info.violations = violations(spec, call.arguments)
+        normalized = normalized_repair(call.arguments, spec.validator)
+        info.normalized_valid = normalized.repair == "repairable"
+        info.normalized_arguments = normalized.repaired
     return info
 
 

@@ -146,15 +146,16 @@ def judge(
 
 
 def normalized_verdict(errors: list[JudgeError], calls: list[CallRow]) -> Verdict:
-    """The verdict if each call's normalized match counted as a match (design.md): an
-    ``argument_mismatch`` on a call whose normalized arguments match is waived; every
-    other code (a schema violation, ``invalid_json``, a wrong tool) still fails."""
-    waived = {c["index"] for c in calls if c.get("normalized")}
-    left = [
-        e
-        for e in errors
-        if not (e["code"] == "argument_mismatch" and e.get("call_index") in waived)
-    ]
+    """The verdict with each call judged after its declared repairs and x-normalize
+    (design.md): ``invalid_arguments`` on a call that is valid after them is waived, and
+    ``argument_mismatch`` on a call whose normalized arguments match; every other code
+    (``invalid_json``, a wrong tool, a later turn's) still fails. A row written before
+    ``normalized_valid`` existed waives no schema violation."""
+    waived = {
+        "invalid_arguments": {c["index"] for c in calls if c.get("normalized_valid")},
+        "argument_mismatch": {c["index"] for c in calls if c.get("normalized")},
+    }
+    left = [e for e in errors if e.get("call_index") not in waived.get(e["code"], ())]
     return "fail" if left else "pass"
 
 
@@ -195,7 +196,7 @@ def _score_arguments(scene: _Scene) -> _ArgumentScores:
             continue
         ok = exact_match(info.call.arguments, exp)
         schema = info.spec.parameters if info.spec else None
-        nok = normalized_match(info.effective_arguments, exp, schema)
+        nok = normalized_match(info.normalized_input, exp, schema)
         scores.denominator += 1
         scores.exact_correct += ok
         scores.normalized_correct += nok
@@ -300,6 +301,7 @@ def _call_rows(scene: _Scene, scores: _ArgumentScores) -> list[CallRow]:
                 "repairs": info.repairs,
                 "exact": scores.exact.get(info.index),
                 "normalized": scores.normalized.get(info.index),
+                "normalized_valid": info.normalized_valid,
                 "unsafe": info in scene.unsafe,
             }
         )
