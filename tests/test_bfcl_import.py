@@ -116,6 +116,17 @@ def test_a_default_of_none_makes_the_parameter_nullable_and_says_so(tmp_path: Pa
     assert tool_problems([to_tool(fx.SEARCH)], ("tools",)) == []
 
 
+def test_an_enum_of_scalars_on_an_array_goes_onto_its_items() -> None:
+    """live_multiple_146-58-0's metrics: as written no list is one of the strings."""
+    given = {"type": "array", "items": {"type": "string"}, "enum": ["co2", "noise"]}
+    assert convert_schema(given) == {
+        "type": "array",
+        "items": {"type": "string", "enum": ["co2", "noise"], "x-normalize": ["bfcl_string"]},
+    }
+    lists = {"type": "array", "enum": [["a"], ["b"]]}  # an enum of lists means what it says
+    assert convert_schema(lists) == lists
+
+
 def test_bfcls_own_answer_with_none_for_a_default_none_parameter_passes(
     tmp_path: Path,
 ) -> None:

@@ -15,6 +15,9 @@ wire APIs allow them, its leniencies as declared normalizers.
   accepts null, as BFCL does: its ``type`` gets ``"null"`` beside it, its ``enum`` (if
   any) ``null``, and it is marked ``x-bfcl-nullable: true``. A parameter of type ``any``
   takes null already and is left as it is.
+- An ``enum`` of non-list values on an ``array`` (22 parameters in 2026.3.23, e.g.
+  live_multiple_146-58-0's ``metrics``) lists what its items may be: it moves onto
+  ``items``, where no list could ever match it as written.
 """
 
 from __future__ import annotations
@@ -63,12 +66,23 @@ def convert_schema(schema: Any) -> Any:
             out["items"] = convert_schema(value)
         else:
             out[key] = value
+    _items_enum(out)
     rule = NORMALIZER_FOR.get(out.get("type", ""))
     if rule is not None:
         out["x-normalize"] = [rule]
     if "default" in schema and schema["default"] is None:
         _accept_null(out)
     return out
+
+
+def _items_enum(out: dict[str, Any]) -> None:
+    """An array's enum of scalars: the values its items may take, moved onto them."""
+    enum, items = out.get("enum"), out.get("items")
+    if out.get("type") != "array" or not isinstance(enum, list) or not enum:
+        return
+    if any(isinstance(m, list) for m in enum) or not isinstance(items, dict | None):
+        return
+    out["items"] = {**(items or {}), "enum": out.pop("enum")}
 
 
 def _accept_null(out: dict[str, Any]) -> None:
