@@ -14,6 +14,7 @@ import orjson
 import pytest
 from record_factory import attempt, err, header, judgement, write_jsonl
 
+from toolstand.cli import main
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.judge.normalize import normalized_repair
 from toolstand.judge.verdict import judge, with_turn_errors
@@ -155,7 +156,9 @@ def test_a_later_turn_keeps_the_waiver() -> None:
     assert later["verdict_normalized"] == "fail"
 
 
-def test_rejudge_brings_an_older_history_to_the_new_normalized_verdict(tmp_path: Path) -> None:
+def test_rejudge_brings_an_older_history_to_the_new_normalized_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A history judged before this rule: the call's only fault is an enum value its own
     normalizer maps onto one member, and verdict_normalized said fail. Re-judged with no
     request, it says pass; verdict and the error list stay as they were."""
@@ -191,3 +194,8 @@ def test_rejudge_brings_an_older_history_to_the_new_normalized_verdict(tmp_path:
     assert (j["verdict"], j["verdict_normalized"]) == ("fail", "pass")
     assert [e["code"] for e in j["errors"]] == ["invalid_arguments", "argument_mismatch"]
     assert j["calls"][0]["normalized_valid"] is True
+    # and the report's normalized_pass_rate follows it; pass_rate does not move
+    assert main(["report", str(out), "--json"]) == 0
+    (result,) = orjson.loads(capsys.readouterr().out)["results"]
+    assert result["normalized_pass_rate"]["numerator"] == 1
+    assert result["pass_rate"]["numerator"] == 0
