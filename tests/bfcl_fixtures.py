@@ -71,6 +71,23 @@ ORDER = _fn(
 )
 
 
+# BFCL's "default": null (Python None): its own answers send None for these (as in
+# live_multiple_23-5-0), so the import makes them nullable
+SEARCH = _fn(
+    "search_products",
+    {
+        "category": {"type": "string"},
+        "color": {"type": "string", "default": None},
+        "size": {"type": "string", "enum": ["S", "M", "L"], "default": None},
+        "price_max": {"type": "float", "default": None},
+        "brand": {"type": "string", "default": "acme"},
+        "filters": {"type": "dict", "default": None, "properties": {"sale": {"type": "boolean"}}},
+        "tags": {"type": "any", "default": None},
+    },
+    ["category"],
+)
+
+
 def _q(text: str, system: str | None = None) -> list[list[dict[str, str]]]:
     turn = [{"role": "system", "content": system}] if system else []
     return [[*turn, {"role": "user", "content": text}]]
@@ -119,6 +136,11 @@ QUESTIONS: dict[str, list[dict[str, Any]]] = {
             "id": "live_multiple_0-0-0",
             "question": _q("Weather in Oslo for 3 days."),
             "function": [WEATHER, ORDER],
+        },
+        {
+            "id": "live_multiple_1-5-0",
+            "question": _q("Do you have red shoes?"),
+            "function": [SEARCH, WEATHER],
         },
     ],
     "live_parallel": [
@@ -225,6 +247,20 @@ ANSWERS: dict[str, list[dict[str, Any]]] = {
         {
             "id": "live_multiple_0-0-0",
             "ground_truth": [{"weather.get": {"city": ["Oslo"], "days": [3], "units": [""]}}],
+        },
+        {
+            "id": "live_multiple_1-5-0",
+            "ground_truth": [
+                {
+                    "search_products": {
+                        "category": ["shoes"],
+                        "color": ["red"],
+                        "size": ["", None],
+                        "price_max": ["", None],
+                        "filters": ["", None],
+                    }
+                }
+            ],
         },
     ],
     "live_parallel": [

@@ -10,10 +10,13 @@ import orjson
 import pytest
 
 from toolstand.cli import main
+from toolstand.decision import ModelDecision, ToolCall
 from toolstand.importers.bfcl import check_categories, import_category
 from toolstand.importers.bfcl_schema import convert_schema, to_tool
 from toolstand.importers.bfcl_source import CATEGORIES, open_source
-from toolstand.spec.cases import load_case_set
+from toolstand.judge.verdict import judge
+from toolstand.spec.cases import Case, load_case_set
+from toolstand.spec.contract import Contract, tool_problems
 from toolstand.util.problems import LoadError
 
 
@@ -81,7 +84,7 @@ def test_nested_dict_answers_expand_into_the_dicts_they_accept(tmp_path: Path) -
 
 def test_each_category_kind_has_its_expectation(tmp_path: Path) -> None:
     cases = imported(tmp_path)
-    assert len(cases) == 14
+    assert len(cases) == 15
     par = cases["parallel_0"]["expect"]
     assert par["order"] == "any" and [c["accept"] for c in par["calls"]] == [
         {"number": [5]},
@@ -93,6 +96,56 @@ def test_each_category_kind_has_its_expectation(tmp_path: Path) -> None:
     assert cases["multiple_0"]["expect"]["tool"] == "weather_get"
     assert [t["name"] for t in cases["multiple_0"]["tools"]] == ["weather_get", "math_factorial"]
     assert cases["live_parallel_0-0-0"]["expect"]["calls"][1]["accept"] == {"city": ["Quito"]}
+
+
+def test_a_default_of_none_makes_the_parameter_nullable_and_says_so(tmp_path: Path) -> None:
+    (tool, _) = imported(tmp_path)["live_multiple_1-5-0"]["tools"]
+    props = tool["parameters"]["properties"]
+    assert props["color"]["type"] == ["string", "null"] and props["color"]["x-bfcl-nullable"]
+    assert props["size"]["enum"] == ["S", "M", "L", None]
+    assert props["size"]["type"] == ["string", "null"]
+    assert props["size"]["x-normalize"] == ["bfcl_string"]
+    assert props["price_max"]["type"] == ["number", "null"]
+    assert props["filters"]["type"] == ["object", "null"]
+    assert props["filters"]["properties"]["sale"] == {"type": "boolean"}
+    # no default, another default, or "any" (null is a value of it already): as they were
+    for name in ("category", "brand", "tags"):
+        assert "x-bfcl-nullable" not in props[name]
+    assert props["category"]["type"] == "string" and "type" not in props["tags"]
+    # the contract's meta-validation (Draft 2020-12 and toolstand's own keys) takes it
+    assert tool_problems([to_tool(fx.SEARCH)], ("tools",)) == []
+
+
+def test_an_enum_of_scalars_on_an_array_goes_onto_its_items() -> None:
+    """live_multiple_146-58-0's metrics: as written no list is one of the strings."""
+    given = {"type": "array", "items": {"type": "string"}, "enum": ["co2", "noise"]}
+    assert convert_schema(given) == {
+        "type": "array",
+        "items": {"type": "string", "enum": ["co2", "noise"], "x-normalize": ["bfcl_string"]},
+    }
+    lists = {"type": "array", "enum": [["a"], ["b"]]}  # an enum of lists means what it says
+    assert convert_schema(lists) == lists
+
+
+def test_bfcls_own_answer_with_none_for_a_default_none_parameter_passes(
+    tmp_path: Path,
+) -> None:
+    """live_multiple_23-5-0's shape: search_products(price_max=None, ...). BFCL accepts
+    BFCL's own answer; before the importer widened the type it was wrong_type."""
+    case = Case.model_validate(imported(tmp_path)["live_multiple_1-5-0"])
+    arguments = {"category": "shoes", "color": "red", "size": None, "price_max": None}
+    call = ToolCall("search_products", arguments, orjson.dumps(arguments).decode(), "c0")
+    empty = Contract(name="bfcl", version="t", tools=[])
+    j = judge(case, ModelDecision(kind="tool_call", calls=[call]), case.contract_for(empty))
+    assert (j["verdict"], j["verdict_normalized"], j["errors"]) == ("pass", "pass", [])
+    # null is accepted where the default is null only: not for the required category
+    arguments = {**arguments, "category": None}
+    call = ToolCall("search_products", arguments, orjson.dumps(arguments).decode(), "c0")
+    j = judge(case, ModelDecision(kind="tool_call", calls=[call]), case.contract_for(empty))
+    assert [(e["code"], e.get("subcode")) for e in j["errors"]] == [
+        ("invalid_arguments", "wrong_type"),
+        ("argument_mismatch", None),
+    ]
 
 
 def test_a_system_message_goes_before_the_first_user_message(tmp_path: Path) -> None:
@@ -135,6 +188,9 @@ def test_import_check_run_report_end_to_end_on_the_simulator(
     wheel = fx.write_wheel(tmp_path)
     out = tmp_path / "bfcl"
     assert main(["import", "bfcl", str(wheel), "--out", str(out)]) == 0
+    said = capsys.readouterr().err
+    assert "imported 15 BFCL 2099.1.1 cases" in said
+    assert "4 parameters with default None take null, marked x-bfcl-nullable" in said
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [f"{c}.jsonl" for c in CATEGORIES] + ["config.json", "contract.json"]
     )
@@ -143,12 +199,13 @@ def test_import_check_run_report_end_to_end_on_the_simulator(
     assert load_case_set(out).cases_version == "bfcl-2099.1.1"
     capsys.readouterr()
     args = ["check", "--tools", str(out / "contract.json"), "--cases", str(out)]
-    assert main(args) == 0
+    assert main(args) == 0  # the meta-schema and toolstand's own checks take x-bfcl-nullable
+    assert "x-bfcl-nullable" not in capsys.readouterr().out
     history = tmp_path / "run.jsonl"
     assert main(["run", "--config", str(out / "config.json"), "--output", str(history)]) == 0
     records = [orjson.loads(line) for line in history.read_bytes().splitlines()]
     attempts = [r for r in records if r["type"] == "attempt"]
-    assert len(attempts) == 14
+    assert len(attempts) == 15
     assert {r["case_id"]: r["judgement"]["verdict"] for r in attempts} == dict.fromkeys(
         imported(tmp_path / "again"), "pass"
     )
@@ -156,8 +213,8 @@ def test_import_check_run_report_end_to_end_on_the_simulator(
     capsys.readouterr()
     assert main(["report", str(history), "--json"]) == 0
     (result,) = orjson.loads(capsys.readouterr().out)["results"]
-    assert result["normalized_pass_rate"]["numerator"] == 14
-    assert result["pass_rate"]["denominator"] == 14
+    assert result["normalized_pass_rate"]["numerator"] == 15
+    assert result["pass_rate"]["denominator"] == 15
     # the import refuses to overwrite what it wrote
     assert main(["import", "bfcl", str(wheel), "--out", str(out)]) == 2
 

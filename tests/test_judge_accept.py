@@ -82,9 +82,14 @@ def verdicts(j: Judgement) -> tuple[str, str, list[str]]:
         # a value not listed, and a listed parameter that may not be omitted
         ({"city": "Rome"}, ("fail", "fail", ["argument_mismatch"])),
         ({"units": "celsius"}, ("fail", "fail", ["invalid_arguments", "argument_mismatch"])),
-        # a schema violation fails both verdicts even when normalizing would match
+        # a schema violation that the declared repairs and normalizers mend fails the
+        # exact verdict only (issue 24); one they cannot mend fails both
         (
             {"city": "Paris", "units": "Celsius"},
+            ("fail", "pass", ["invalid_arguments", "argument_mismatch"]),
+        ),
+        (
+            {"city": "Paris", "units": "kelvin"},
             ("fail", "fail", ["invalid_arguments", "argument_mismatch"]),
         ),
     ],

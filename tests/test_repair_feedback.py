@@ -14,10 +14,10 @@ import pytest
 
 from toolstand.attempt.feedback import (
     allowed_text,
+    faults,
     needs_repair,
     repair_results,
     validation_problem,
-    violations,
 )
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.spec.contract import Contract, parse_contract
@@ -78,8 +78,8 @@ def test_golden(kind: str, style: str, ship: Contract) -> None:
 def test_each_kind_is_named_and_pointed(kind: str, ship: Contract) -> None:
     spec = ship.tool("ship")
     assert spec is not None
-    found = violations(CALLS[kind], spec)
-    assert [v.kind for v in found] == [kind]
+    found = faults(CALLS[kind], spec)
+    assert [f["kind"] for f in found] == [kind]
     expected_pointer = {
         "missing_required": "/service",
         "additional_property": "/note",
@@ -90,7 +90,7 @@ def test_each_kind_is_named_and_pointed(kind: str, ship: Contract) -> None:
         "length": "/city",
         "invalid_json": "",
     }[kind]
-    assert found[0].pointer == expected_pointer
+    assert found[0]["pointer"] == expected_pointer
 
 
 def test_styles_give_their_parts_only(ship: Contract) -> None:
@@ -150,5 +150,5 @@ def test_results_answer_every_call(contract: Contract) -> None:
 def test_a_wrong_type_names_the_json_type_received(sent: Any, got: str, ship: Contract) -> None:
     spec = ship.tool("ship")
     assert spec is not None
-    (v,) = violations(ToolCall("ship", {**VALID, "city": sent}, None), spec)
-    assert v.kind == "wrong_type" and v.message == f"the value has the wrong type ({got})"
+    (f,) = faults(ToolCall("ship", {**VALID, "city": sent}, None), spec)
+    assert f["kind"] == "wrong_type" and f["message"] == f"the value has the wrong type ({got})"

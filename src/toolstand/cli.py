@@ -81,7 +81,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     total = sum(result.counts.values())
     print(
         f"imported {total} BFCL {visible(result.version)} cases "
-        f"({result.renamed} tools renamed for the wire, original in x-bfcl-name); "
+        f"({result.renamed} tools renamed for the wire, original in x-bfcl-name; "
+        f"{result.nullable} parameters with default None take null, marked x-bfcl-nullable); "
         f"run: toolstand run --config {visible(str(result.out / 'config.json'))}",
         file=sys.stderr,
     )

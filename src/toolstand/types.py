@@ -69,14 +69,6 @@ SCHEMA_SUBCODES: tuple[SchemaSubcode, ...] = get_args(SchemaSubcode)
 RepairClass = Literal["raw_valid", "repairable", "invalid"]
 
 
-class Violation(TypedDict):
-    """One schema violation of a call's arguments."""
-
-    subcode: SchemaSubcode
-    path: str
-    message: str
-
-
 class JudgeError(TypedDict):
     """One entry of ``judgement.errors``; only ``code`` and ``turn`` are always there."""
 
@@ -104,6 +96,9 @@ class CallRow(TypedDict):
     repairs: list[dict[str, Any]]
     exact: bool | None
     normalized: bool | None
+    # valid after the declared repairs and x-normalize (the normalized verdict's view);
+    # rows judged before it existed lack it (readers use .get)
+    normalized_valid: bool
     unsafe: bool
 
 

@@ -13,39 +13,26 @@ list of what is allowed; each is measured apart, so each style below gives a kno
 - ``allowed_prose``: the information of ``allowed`` as sentences in the ``detail``, with
   no ``errors`` list (prose against JSON, seed 002: no difference found).
 
-Not to be confused with ``repair.py``, the judge's declared deterministic repairs.
+Not to be confused with ``judge/normalize``, the judge's declared deterministic repairs.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.exceptions import best_match
 
 from toolstand.adapters.base import ToolResult
 from toolstand.attempt.executor import execute, problem
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract, ToolSpec
+from toolstand.spec.violations import Violation, violations
 from toolstand.util.canonical import json_type_name
 
 TITLE = "The arguments do not match the tool's input schema"
-_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-_LENGTHS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
-_KIND = {
-    "required": "missing_required",
-    "additionalProperties": "additional_property",
-    "type": "wrong_type",
-    "enum": "enum",
-    "const": "enum",
-    "pattern": "pattern",
-    "format": "format",
-    **dict.fromkeys(_BOUNDS, "range"),
-    **dict.fromkeys(_LENGTHS, "length"),
-}
 _MESSAGES = {
     "invalid_json": "the arguments are not valid JSON ({why})",
     "missing_required": "a required property is missing",
@@ -59,22 +46,6 @@ _MESSAGES = {
 }
 
 
-@dataclass(frozen=True)
-class Violation:
-    """One fault in a call's arguments, with what the schema allows there."""
-
-    kind: str  # invalid_json or a judge sub-code (missing_required, enum, ...)
-    pointer: str  # RFC 6901, "" for the whole arguments
-    received: Any
-    message: str
-    allowed: dict[str, Any]
-
-
-def pointer(parts: list[str | int]) -> str:
-    """An RFC 6901 JSON pointer: "/items/0/name", "" for the document."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
 def _json_type(value: Any) -> str:
     """json_type_name, with an integer named as the schema's ``integer``."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -82,37 +53,17 @@ def _json_type(value: Any) -> str:
     return json_type_name(value)
 
 
-def _allowed(keyword: str, err: ValidationError) -> dict[str, Any]:
-    schema = err.schema if isinstance(err.schema, dict) else {}
-    if keyword in ("enum", "const"):
-        return {keyword: err.validator_value}
-    if keyword in _BOUNDS or keyword in _LENGTHS:
-        keys = _BOUNDS if keyword in _BOUNDS else _LENGTHS
-        return {k: schema[k] for k in keys if k in schema}
-    if keyword == "required":
-        return {"required": list(err.validator_value)}
-    if keyword == "additionalProperties":
-        return {"properties": list((schema.get("properties") or {}).keys())}
-    if keyword in ("type", "pattern", "format"):
-        return {keyword: err.validator_value}
-    return {k: schema[k] for k in ("type", "anyOf", "oneOf") if k in schema}
-
-
-def _from_error(err: ValidationError) -> list[Violation]:
-    keyword = str(err.validator)
-    kind = _KIND.get(keyword, "wrong_type")
-    parts: list[str | int] = list(err.absolute_path)
-    allowed = _allowed(keyword, err)
-    message = _MESSAGES[kind].format(got=_json_type(err.instance))
-    instance = err.instance if isinstance(err.instance, dict) else {}
-    if keyword == "required":
-        names = [r for r in err.validator_value if r not in instance]
-        return [Violation(kind, pointer([*parts, n]), None, message, allowed) for n in names]
-    if keyword == "additionalProperties":
-        known = set(allowed["properties"])
-        extra = [k for k in instance if k not in known]
-        return [Violation(kind, pointer([*parts, k]), instance[k], message, allowed) for k in extra]
-    return [Violation(kind, pointer(parts), err.instance, message, allowed)]
+def _fault(v: Violation) -> dict[str, Any]:
+    """One schema violation as the feedback tells it: the kind of fault in words of its
+    own, never jsonschema's (they name what would be allowed)."""
+    message = _MESSAGES[v.subcode].format(got=_json_type(v.received))
+    return {
+        "kind": v.subcode,
+        "pointer": v.pointer,
+        "received": v.received,
+        "message": message,
+        "allowed": v.allowed,
+    }
 
 
 def _json_error(raw: str | None) -> str:
@@ -123,16 +74,24 @@ def _json_error(raw: str | None) -> str:
     return "not a JSON object"
 
 
-def violations(call: ToolCall, spec: ToolSpec) -> list[Violation]:
-    """Every fault of the call's arguments against its tool's schema, in path order."""
+def faults(call: ToolCall, spec: ToolSpec) -> list[dict[str, Any]]:
+    """Every fault of the call's arguments against its tool's schema (spec.violations),
+    in path order; arguments that do not parse are the one fault ``invalid_json``. Each
+    is ``{kind, pointer, received, message, allowed}``."""
     if call.arguments is None:
         why = _json_error(call.raw_arguments)
         allowed = {"type": "object", **_object_shape(spec.parameters)}
         msg = _MESSAGES["invalid_json"].format(why=why)
-        return [Violation("invalid_json", "", call.raw_arguments, msg, allowed)]
-    errors = spec.validator.iter_errors(call.arguments)
-    found = [v for err in errors for v in _from_error(err)]
-    return sorted(found, key=lambda v: v.pointer)
+        return [
+            {
+                "kind": "invalid_json",
+                "pointer": "",
+                "received": call.raw_arguments,
+                "message": msg,
+                "allowed": allowed,
+            }
+        ]
+    return [_fault(v) for v in violations(spec, call.arguments)]
 
 
 def _object_shape(schema: dict[str, Any]) -> dict[str, Any]:
@@ -161,7 +120,7 @@ def decision_needs_repair(decision: ModelDecision | None, contract: Contract) ->
 
 def validation_problem(call: ToolCall, spec: ToolSpec, style: str) -> dict[str, Any]:
     """The tool result for one call that failed validation, in the given feedback style."""
-    found = violations(call, spec)
+    found = faults(call, spec)
     if style == "traceback":
         return {"ok": False, "error": traceback_text(call, spec)}
     detail = f"{len(found)} violation(s) in the arguments of {call.name}"
@@ -181,11 +140,12 @@ def validation_problem(call: ToolCall, spec: ToolSpec, style: str) -> dict[str, 
     return result
 
 
-def _entry(v: Violation, with_allowed: bool) -> dict[str, Any]:
-    out = {"pointer": v.pointer, "received": v.received, "message": v.message}
-    if with_allowed:
-        out["allowed"] = v.allowed
-    return out
+def _entry(fault: dict[str, Any], with_allowed: bool) -> dict[str, Any]:
+    keys = ("pointer", "received", "message", "allowed") if with_allowed else _PLACE_VALUE
+    return {k: fault[k] for k in keys}
+
+
+_PLACE_VALUE = ("pointer", "received", "message")
 
 
 def _quote(value: Any) -> str:
@@ -206,6 +166,8 @@ def allowed_text(allowed: dict[str, Any]) -> str:
         "maxItems": "at most {} items",
         "minProperties": "at least {} properties",
         "maxProperties": "at most {} properties",
+        "minContains": "at least {} matching items",
+        "maxContains": "at most {} matching items",
     }
     parts = []
     for key, value in allowed.items():
@@ -232,16 +194,16 @@ def allowed_text(allowed: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def prose(v: Violation) -> str:
-    """One violation as a sentence: where, what came, what is wrong, what is allowed."""
-    where = f"The field {v.pointer}" if v.pointer else "The arguments"
-    if v.kind == "missing_required":
+def prose(fault: dict[str, Any]) -> str:
+    """One fault as a sentence: where, what came, what is wrong, what is allowed."""
+    where = f"The field {fault['pointer']}" if fault["pointer"] else "The arguments"
+    if fault["kind"] == "missing_required":
         got = "was not sent"
-    elif v.kind == "invalid_json":
-        got = f"came as the text {_quote(v.received)}"
+    elif fault["kind"] == "invalid_json":
+        got = f"came as the text {_quote(fault['received'])}"
     else:
-        got = f"received {_quote(v.received)}"
-    return f"{where} {got}: {v.message}. Allowed: {allowed_text(v.allowed)}."
+        got = f"received {_quote(fault['received'])}"
+    return f"{where} {got}: {fault['message']}. Allowed: {allowed_text(fault['allowed'])}."
 
 
 _TRACE_HEAD = (

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from toolstand.importers.bfcl_schema import schema_type, to_tool, wire_name
+from toolstand.importers.bfcl_schema import nullable_count, schema_type, to_tool, wire_name
 from toolstand.importers.bfcl_source import CATEGORIES, REFUSED, BfclSource
 from toolstand.importers.build import write_new
 from toolstand.spec.cases import Case
@@ -44,6 +44,7 @@ class Imported:
     version: str
     counts: dict[str, int] = field(default_factory=dict)
     renamed: int = 0
+    nullable: int = 0  # parameters whose default None made them take null
 
 
 def check_categories(names: list[str] | None) -> list[str]:
@@ -249,6 +250,7 @@ def write_import(source: BfclSource, out: Path, categories: list[str]) -> Import
         write_new(out / f"{category}.jsonl", b"\n".join(body) + b"\n")
         result.counts[category] = len(cases)
         result.renamed += sum(1 for c in cases for t in c["tools"] if "x-bfcl-name" in t)
+        result.nullable += sum(nullable_count(t["parameters"]) for c in cases for t in c["tools"])
     # the cases bring their own tools: the contract only names what they came from
     contract = {"name": "bfcl", "version": source.version, "tools": []}
     write_new(out / "contract.json", orjson.dumps(contract, option=orjson.OPT_INDENT_2) + b"\n")

@@ -11,6 +11,13 @@ wire APIs allow them, its leniencies as declared normalizers.
   only for the normalized result.
 - ``effect`` is ``read``: BFCL has no notion of a tool that changes state.
 - ``optional`` (a BFCL key, not JSON Schema) is dropped; ``required`` says the same.
+- Nullable defaults: a parameter whose declared ``default`` is null (Python ``None``)
+  accepts null, as BFCL does: its ``type`` gets ``"null"`` beside it, its ``enum`` (if
+  any) ``null``, and it is marked ``x-bfcl-nullable: true``. A parameter of type ``any``
+  takes null already and is left as it is.
+- An ``enum`` of non-list values on an ``array`` (22 parameters in 2026.3.23, e.g.
+  live_multiple_146-58-0's ``metrics``) lists what its items may be: it moves onto
+  ``items``, where no list could ever match it as written.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ TYPE_MAP: dict[str, str | None] = {
     "array": "array",
 }
 NORMALIZER_FOR: dict[str, str] = {"string": "bfcl_string", "number": "int_as_float"}
+NULLABLE = "x-bfcl-nullable"
 _DROPPED_KEYS = frozenset({"optional"})
 _REFUSED_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -58,10 +66,47 @@ def convert_schema(schema: Any) -> Any:
             out["items"] = convert_schema(value)
         else:
             out[key] = value
+    _items_enum(out)
     rule = NORMALIZER_FOR.get(out.get("type", ""))
     if rule is not None:
         out["x-normalize"] = [rule]
+    if "default" in schema and schema["default"] is None:
+        _accept_null(out)
     return out
+
+
+def _items_enum(out: dict[str, Any]) -> None:
+    """An array's enum of scalars: the values its items may take, moved onto them."""
+    enum, items = out.get("enum"), out.get("items")
+    if out.get("type") != "array" or not isinstance(enum, list) or not enum:
+        return
+    if any(isinstance(m, list) for m in enum) or not isinstance(items, dict | None):
+        return
+    out["items"] = {**(items or {}), "enum": out.pop("enum")}
+
+
+def _accept_null(out: dict[str, Any]) -> None:
+    """A parameter whose default is None takes null: its type and enum widened."""
+    kind, enum = out.get("type"), out.get("enum")
+    widened = False
+    if isinstance(kind, str) and kind != "null":
+        out["type"] = [kind, "null"]
+        widened = True
+    if isinstance(enum, list) and None not in enum:
+        out["enum"] = [*enum, None]
+        widened = True
+    if widened:
+        out[NULLABLE] = True
+
+
+def nullable_count(schema: Any) -> int:
+    """How many parameters (at any depth) the import made nullable."""
+    if not isinstance(schema, dict):
+        return 0
+    props = schema.get("properties")
+    inner = list(props.values()) if isinstance(props, dict) else []
+    inner.append(schema.get("items"))
+    return (schema.get(NULLABLE) is True) + sum(nullable_count(s) for s in inner)
 
 
 def to_tool(function: dict[str, Any]) -> ToolSpec:
@@ -90,4 +135,7 @@ def schema_type(tool: ToolSpec, parameter: str) -> str | None:
     """The JSON Schema type of one top-level parameter, if it declares one."""
     prop = (tool.parameters.get("properties") or {}).get(parameter)
     kind = prop.get("type") if isinstance(prop, dict) else None
+    if isinstance(kind, list):  # a nullable parameter: its one other type
+        others = [k for k in kind if k != "null"]
+        kind = others[0] if len(others) == 1 else None
     return kind if isinstance(kind, str) else None

@@ -7,69 +7,15 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsonschema.exceptions import ValidationError
-
 from toolstand.decision import ToolCall
 from toolstand.judge.argmatch import exact_match
-from toolstand.judge.normalize import classify
+from toolstand.judge.normalize import classify, normalized_repair
 from toolstand.spec.cases import ExpectedCall
 from toolstand.spec.contract import Contract, ToolSpec
-from toolstand.types import SCHEMA_SUBCODES, RepairClass, SchemaSubcode, Violation
-from toolstand.util.problems import json_path
+from toolstand.spec.violations import Violation, violations
+from toolstand.types import SCHEMA_SUBCODES, RepairClass
 
-__all__ = ["SCHEMA_SUBCODES", "CallInfo", "analyse", "match_calls", "schema_violations"]
-
-_KEYWORD_SUBCODE: dict[str, SchemaSubcode] = {
-    "required": "missing_required",
-    "additionalProperties": "additional_property",
-    "unevaluatedProperties": "additional_property",
-    "type": "wrong_type",
-    "enum": "enum",
-    "const": "enum",
-    "pattern": "pattern",
-    "minimum": "range",
-    "maximum": "range",
-    "exclusiveMinimum": "range",
-    "exclusiveMaximum": "range",
-    "multipleOf": "range",
-    "minLength": "length",
-    "maxLength": "length",
-    "minItems": "length",
-    "maxItems": "length",
-    "minProperties": "length",
-    "maxProperties": "length",
-    "format": "format",
-}
-
-
-def schema_violations(tool: ToolSpec, arguments: Any) -> list[Violation]:
-    """Every schema violation as {subcode, path, message}, the path naming the field."""
-    out = []
-    errors = sorted(tool.validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-    for err in errors:
-        out.append(_violation(err))
-    return out
-
-
-def _violation(err: ValidationError) -> Violation:
-    keyword = str(err.validator)
-    parts: list[str | int] = list(err.absolute_path)
-    if keyword == "required" and isinstance(err.instance, dict):
-        missing = [r for r in err.validator_value if r not in err.instance]
-        if missing:
-            parts.append(missing[0])
-    elif keyword == "additionalProperties" and isinstance(err.instance, dict):
-        allowed = (
-            set((err.schema.get("properties") or {}).keys())
-            if isinstance(err.schema, dict)
-            else set()
-        )
-        extra = [k for k in err.instance if k not in allowed]
-        if extra:
-            parts.append(extra[0])
-    # keywords outside the fixed list (anyOf, not, ...) are type-shape violations
-    subcode = _KEYWORD_SUBCODE.get(keyword, "wrong_type")
-    return {"subcode": subcode, "path": json_path(parts), "message": err.message}
+__all__ = ["SCHEMA_SUBCODES", "CallInfo", "analyse", "match_calls"]
 
 
 @dataclass
@@ -83,11 +29,22 @@ class CallInfo:
     repairs: list[dict[str, Any]] = field(default_factory=list)
     raw_valid: bool = False
     violations: list[Violation] = field(default_factory=list)
+    # the normalized verdict's view: valid after the declared repairs and x-normalize
+    normalized_valid: bool = False
+    normalized_arguments: dict[str, Any] | None = None
 
     @property
     def effective_arguments(self) -> dict[str, Any] | None:
         """The arguments after the declared repairs (the raw ones when none applied)."""
         return self.repaired if self.repaired is not None else self.call.arguments
+
+    @property
+    def normalized_input(self) -> dict[str, Any] | None:
+        """The arguments the normalized comparison reads: after the declared repairs and
+        the normalizers' enum repairs when those make them valid, else as above."""
+        if self.normalized_arguments is not None:
+            return self.normalized_arguments
+        return self.effective_arguments
 
 
 def analyse(call: ToolCall, index: int, contract: Contract, offered: set[str]) -> CallInfo:
@@ -100,8 +57,12 @@ def analyse(call: ToolCall, index: int, contract: Contract, offered: set[str]) -
     info.raw_valid = result.repair == "raw_valid"
     info.repaired = result.repaired
     info.repairs = result.repairs
+    info.normalized_valid = info.raw_valid
     if not info.raw_valid:
-        info.violations = schema_violations(spec, call.arguments)
+        info.violations = violations(spec, call.arguments)
+        normalized = normalized_repair(call.arguments, spec.validator)
+        info.normalized_valid = normalized.repair == "repairable"
+        info.normalized_arguments = normalized.repaired
     return info
 
 

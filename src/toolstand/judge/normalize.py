@@ -9,18 +9,25 @@ beside the raw value, never instead of it (README, "What it measures"). Rules, i
 - ``enum_case``: a string that matches exactly one enum value up to case.
 
 Extra properties are never dropped: an unknown field stays invalid.
+
+The normalized verdict goes one step further (``normalized_repair``): after the declared
+repairs, an enum value that the parameter's own ``x-normalize`` rules map onto exactly one
+member becomes that member (rule ``x-normalize``); a value equal to several members under
+them stays invalid.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from toolstand.types import RepairClass
+from toolstand.util.canonical import canonical_json
 
 _DECIMAL = re.compile(r"^\s*[-+]?\d+(?:[.,]\d+)?\s*$")
 
@@ -41,15 +48,25 @@ def _types(schema: dict[str, Any]) -> set[str]:
     return set()
 
 
-def _repair_value(value: Any, schema: Any, path: str, log: list[dict[str, Any]]) -> Any:
+Log = list[dict[str, Any]]
+# one scalar value, its schema, its path, the log of changes -> the value kept
+Leaf = Callable[[Any, dict[str, Any], str, Log], Any]
+
+
+def _each_leaf(value: Any, schema: Any, path: str, log: Log, leaf: Leaf) -> Any:
+    """The value with ``leaf`` applied to every scalar that has a schema (containers rebuilt)."""
     if not isinstance(schema, dict):
         return value
     if isinstance(value, dict):
         props = schema.get("properties") or {}
-        return {k: _repair_value(v, props.get(k), f"{path}.{k}", log) for k, v in value.items()}
+        return {k: _each_leaf(v, props.get(k), f"{path}.{k}", log, leaf) for k, v in value.items()}
     if isinstance(value, list):
         items = schema.get("items")
-        return [_repair_value(v, items, f"{path}[{i}]", log) for i, v in enumerate(value)]
+        return [_each_leaf(v, items, f"{path}[{i}]", log, leaf) for i, v in enumerate(value)]
+    return leaf(value, schema, path, log)
+
+
+def _repair_leaf(value: Any, schema: dict[str, Any], path: str, log: Log) -> Any:
     if not isinstance(value, str):
         return value
     types = _types(schema)
@@ -80,7 +97,7 @@ def classify(arguments: dict[str, Any], validator: Draft202012Validator) -> Repa
     if validator.is_valid(arguments):
         return RepairResult("raw_valid", None)
     log: list[dict[str, Any]] = []
-    repaired = _repair_value(copy.deepcopy(arguments), validator.schema, "$", log)
+    repaired = _each_leaf(copy.deepcopy(arguments), validator.schema, "$", log, _repair_leaf)
     if log and validator.is_valid(repaired):
         return RepairResult("repairable", repaired, log)
     return RepairResult("invalid", None, log)
@@ -116,8 +133,7 @@ def normalize(value: Any, schema: Any) -> Any:
     BFCL ``dict`` parameter often declares no properties)."""
     if not isinstance(schema, dict):
         return value
-    declared = schema.get("x-normalize")
-    rules = [r for r in declared if isinstance(r, str)] if isinstance(declared, list) else []
+    rules = _rules(schema)
     inherited = {"x-normalize": rules} if rules else None
     if isinstance(value, dict):
         props = schema.get("properties") or {}
@@ -126,3 +142,37 @@ def normalize(value: Any, schema: Any) -> Any:
         items = schema.get("items", inherited)
         return [normalize(v, items) for v in value]
     return _apply_rules(value, rules)
+
+
+def _rules(schema: dict[str, Any]) -> list[str]:
+    declared = schema.get("x-normalize")
+    return [r for r in declared if isinstance(r, str)] if isinstance(declared, list) else []
+
+
+def _enum_leaf(value: Any, schema: dict[str, Any], path: str, log: Log) -> Any:
+    """An enum value its own normalizers map onto exactly one member, as that member."""
+    enum, rules = schema.get("enum"), _rules(schema)
+    if not isinstance(enum, list) or not rules:
+        return value
+    if any(canonical_json(m) == canonical_json(value) for m in enum):
+        return value
+    under = canonical_json(_apply_rules(value, rules))
+    members = [m for m in enum if canonical_json(_apply_rules(m, rules)) == under]
+    if len(members) != 1:
+        return value
+    log.append({"path": path, "rule": "x-normalize", "from": value, "to": members[0]})
+    return members[0]
+
+
+def normalized_repair(arguments: dict[str, Any], validator: Draft202012Validator) -> RepairResult:
+    """The arguments as the normalized verdict judges them: the declared repairs, then the
+    enum values repaired by their parameter's normalizers. ``repair`` says whether that
+    makes them valid (``repairable``), they were valid already, or they stay ``invalid``."""
+    if validator.is_valid(arguments):
+        return RepairResult("raw_valid", None)
+    log: list[dict[str, Any]] = []
+    repaired = _each_leaf(copy.deepcopy(arguments), validator.schema, "$", log, _repair_leaf)
+    repaired = _each_leaf(repaired, validator.schema, "$", log, _enum_leaf)
+    if log and validator.is_valid(repaired):
+        return RepairResult("repairable", repaired, log)
+    return RepairResult("invalid", None, [])

@@ -12,13 +12,7 @@ from typing import Any, cast
 
 from toolstand.decision import ModelDecision
 from toolstand.judge.argmatch import exact_match, expected_repr, normalized_match
-from toolstand.judge.calls import (
-    SCHEMA_SUBCODES,
-    CallInfo,
-    analyse,
-    match_calls,
-    schema_violations,
-)
+from toolstand.judge.calls import SCHEMA_SUBCODES, CallInfo, analyse, match_calls
 from toolstand.spec.cases import Case, ExpectedCall, Followup
 from toolstand.spec.contract import Contract
 from toolstand.types import (
@@ -42,7 +36,6 @@ __all__ = [
     "judge_followup",
     "match_calls",
     "normalized_verdict",
-    "schema_violations",
     "signature",
     "with_turn_errors",
 ]
@@ -153,15 +146,16 @@ def judge(
 
 
 def normalized_verdict(errors: list[JudgeError], calls: list[CallRow]) -> Verdict:
-    """The verdict if each call's normalized match counted as a match (design.md): an
-    ``argument_mismatch`` on a call whose normalized arguments match is waived; every
-    other code (a schema violation, ``invalid_json``, a wrong tool) still fails."""
-    waived = {c["index"] for c in calls if c.get("normalized")}
-    left = [
-        e
-        for e in errors
-        if not (e["code"] == "argument_mismatch" and e.get("call_index") in waived)
-    ]
+    """The verdict with each call judged after its declared repairs and x-normalize
+    (design.md): ``invalid_arguments`` on a call that is valid after them is waived, and
+    ``argument_mismatch`` on a call whose normalized arguments match; every other code
+    (``invalid_json``, a wrong tool, a later turn's) still fails. A row written before
+    ``normalized_valid`` existed waives no schema violation."""
+    waived = {
+        "invalid_arguments": {c["index"] for c in calls if c.get("normalized_valid")},
+        "argument_mismatch": {c["index"] for c in calls if c.get("normalized")},
+    }
+    left = [e for e in errors if e.get("call_index") not in waived.get(e["code"], ())]
     return "fail" if left else "pass"
 
 
@@ -202,7 +196,7 @@ def _score_arguments(scene: _Scene) -> _ArgumentScores:
             continue
         ok = exact_match(info.call.arguments, exp)
         schema = info.spec.parameters if info.spec else None
-        nok = normalized_match(info.effective_arguments, exp, schema)
+        nok = normalized_match(info.normalized_input, exp, schema)
         scores.denominator += 1
         scores.exact_correct += ok
         scores.normalized_correct += nok
@@ -307,6 +301,7 @@ def _call_rows(scene: _Scene, scores: _ArgumentScores) -> list[CallRow]:
                 "repairs": info.repairs,
                 "exact": scores.exact.get(info.index),
                 "normalized": scores.normalized.get(info.index),
+                "normalized_valid": info.normalized_valid,
                 "unsafe": info in scene.unsafe,
             }
         )
@@ -364,9 +359,9 @@ def _argument_errors(info: CallInfo, exp: ExpectedCall, exact: bool | None) -> l
         _err(
             "invalid_arguments",
             call_index=ci,
-            subcode=v["subcode"],
-            path=v["path"],
-            message=v["message"],
+            subcode=v.subcode,
+            path=v.path,
+            message=v.message,
         )
         for v in info.violations
     ]

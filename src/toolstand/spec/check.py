@@ -10,9 +10,9 @@ from typing import Any
 import orjson
 
 from toolstand.adapters.strict import ANTHROPIC_UNSUPPORTED, OPENAI_UNSUPPORTED
-from toolstand.judge.verdict import schema_violations
 from toolstand.spec.cases import CaseFile, load_case_set
 from toolstand.spec.contract import Contract, ToolSpec, load_contract, meta_problem, validator_for
+from toolstand.spec.violations import violations
 from toolstand.util.jsonpos import line_index, line_of
 from toolstand.util.problems import LoadError, Problem, json_path
 
@@ -157,11 +157,10 @@ def check_cases(casefile: CaseFile, contract: Contract) -> list[Problem]:
             if case.active_tools is not None and exp.tool not in case.active_tools:
                 add((*parts, "tool"), f"expects {exp.tool!r}, which active_tools does not offer")
             if exp.arguments is not None:
-                for v in schema_violations(tool, exp.arguments):
-                    sub = v["path"].removeprefix("$").lstrip(".")
+                for v in violations(tool, exp.arguments):
                     add(
-                        (*parts, "arguments", *([sub] if sub else [])),
-                        f"expected arguments break the {exp.tool} schema ({v['subcode']}): {v['message']}",
+                        (*parts, "arguments", *v.parts),
+                        f"expected arguments break the {exp.tool} schema ({v.subcode}): {v.message}",
                     )
             for at, message in accept_problems(tool, exp.accept or {}, exp.may_omit or []):
                 add((*parts, *at), message, "warning")

@@ -2,7 +2,7 @@
 
 No Textual here: the form widget hands over FormValues and shows what ``check_draft``
 returns, field by field. The rules are the core's (``parse_case_line``,
-``schema_violations``, ``check_cases``); this module only routes their findings to
+``violations``, ``check_cases``); this module only routes their findings to
 the field the user can fix.
 """
 
@@ -15,10 +15,10 @@ from typing import Any
 
 import orjson
 
-from toolstand.judge.verdict import schema_violations
 from toolstand.spec.cases import CaseFile, CaseLine, parse_case_line
 from toolstand.spec.check import check_cases
 from toolstand.spec.contract import Contract, ToolSpec
+from toolstand.spec.violations import violations
 from toolstand.util.canonical import canonical_equal
 from toolstand.util.printable import visible, visible_lines
 from toolstand.util.problems import LoadError, Problem
@@ -170,8 +170,8 @@ def argument_errors(arguments: Any, tool: ToolSpec | None, prefix: str = "$") ->
     if tool is None:
         return []
     return [
-        f"invalid_arguments.{v['subcode']} at {prefix}{v['path'].removeprefix('$')}: {v['message']}"
-        for v in schema_violations(tool, arguments)
+        f"invalid_arguments.{v.subcode} at {prefix}{v.path.removeprefix('$')}: {v.message}"
+        for v in violations(tool, arguments)
     ]
 
 
