@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from toolstand.importers.mcp import effect_of
+from toolstand.importers.merge import Previous, kept_overrides, merge
 from toolstand.importers.providers import RawTool, SourceTools
 from toolstand.spec.contract import Contract, parse_contract
 from toolstand.types import EFFECTS
@@ -103,13 +104,25 @@ def decide_effects(
 
 
 def build_contract(
-    source: SourceTools, *, name: str, version: str, effects: dict[str, str], out: str
-) -> tuple[Contract, bytes, list[Problem]]:
-    """The contract, its file's bytes, and the warnings; refused if the source had errors
-    or the result does not meta-validate (each problem naming where it came from)."""
+    source: SourceTools,
+    *,
+    name: str,
+    version: str,
+    effects: dict[str, str],
+    out: str,
+    previous: Previous | None = None,
+) -> tuple[Contract, bytes, list[Problem], list[str]]:
+    """The contract, its file's bytes, the warnings, and (over a ``previous`` contract)
+    the lines saying what the merge kept, changed and dropped; refused if the source had
+    errors or the result does not meta-validate (each problem naming where it came from)."""
     if source.errors:
         raise LoadError(source.errors)
-    tools, warnings = decide_effects(source.tools, effects)
+    kept = kept_overrides(previous, [t["name"] for t in source.tools], effects)
+    tools, warnings = decide_effects(source.tools, {**kept, **effects})
+    summary: list[str] = []
+    if previous is not None:
+        tools, merged = merge(tools, previous, kept)
+        summary = merged.lines()
     record = {**source.source, "imported_version": version, "hash": source_hash(source.tools)}
     data = {"name": name, "version": version, "tools": tools, "x-source": record}
     text = orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
@@ -119,14 +132,14 @@ def build_contract(
         # nothing was written: the paths mean something to the user, the lines do not
         unwritten = f"{out} (not written)"
         raise LoadError([replace(p, file=unwritten, line=None) for p in exc.problems]) from None
-    return contract, text, [*source.warnings, *warnings]
+    return contract, text, [*source.warnings, *warnings], summary
 
 
 def write_new(path: Path, data: bytes, *, force: bool = False) -> None:
     """Write through a temporary file; an existing file is kept unless ``force``, also
     one another process made meanwhile. A path that cannot be written is a LoadError."""
     if path.exists() and not force:
-        raise _exists(path)
+        raise exists_error(path)
     # this process's own: two imports writing at once never share a temporary file
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -135,7 +148,7 @@ def write_new(path: Path, data: bytes, *, force: bool = False) -> None:
         if force:
             os.replace(tmp, path)
         elif not _placed_new(tmp, path):
-            raise _exists(path)
+            raise exists_error(path)
     except OSError as exc:
         raise LoadError([Problem(str(path), None, "$", f"cannot write: {exc.strerror}")]) from None
     finally:
@@ -154,7 +167,7 @@ def _placed_new(tmp: Path, path: Path) -> bool:
     return True
 
 
-def _exists(path: Path) -> LoadError:
+def exists_error(path: Path) -> LoadError:
     return LoadError(
         [Problem(str(path), None, "$", "already exists; not overwritten (use --force)")]
     )

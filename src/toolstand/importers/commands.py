@@ -73,15 +73,29 @@ def _named(server: dict[str, Any]) -> str:
 
 
 def cmd_contract_import(args: argparse.Namespace) -> int:
-    from toolstand.importers.build import build_contract, parse_effects, write_new
+    from toolstand.importers.build import build_contract, exists_error, parse_effects, write_new
+    from toolstand.importers.merge import read_previous
 
     effects = parse_effects(args.effect or [])  # before a server is started for nothing
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        raise exists_error(out)  # before a server is started for nothing
+    previous, replaced = read_previous(out) if args.force else (None, [])
     source, where = read_source(args)
-    contract, text, warnings = build_contract(
-        source, name=args.name, version=args.version, effects=effects, out=args.out
+    contract, text, warnings, summary = build_contract(
+        source,
+        name=args.name,
+        version=args.version,
+        effects=effects,
+        out=args.out,
+        previous=previous,
     )
-    write_new(Path(args.out), text, force=args.force)
-    _say(warnings)
+    write_new(out, text, force=args.force)
+    _say([*replaced, *warnings])
+    if previous is not None:
+        print(visible(f"re-imported over {args.out}, merging:"), file=sys.stderr)
+        for line in summary:
+            print(visible(f"  {line}"), file=sys.stderr)
     print(
         visible(f"imported {len(contract.tools)} tools from {where} into {args.out}"),
         file=sys.stderr,

@@ -99,8 +99,10 @@ class ToolSpec(BaseModel):
     fake: list[FakeRule] | None = Field(default=None, alias="x-fake")
     sim: SimHints | None = Field(default=None, alias="x-sim")
     mcp: dict[str, Any] | None = Field(default=None, alias="x-mcp")
-    # where an imported tool came from: BFCL's original (dotted) name
+    # where an imported tool came from: BFCL's original (dotted) name, or an MCP
+    # server's name that the wire pattern does not allow (github.create_issue)
     bfcl_name: str | None = Field(default=None, alias="x-bfcl-name")
+    mcp_name: str | None = Field(default=None, alias="x-mcp-name")
 
     @cached_property
     def validator(self) -> Draft202012Validator:
@@ -132,15 +134,22 @@ class Contract(BaseModel):
         """SHA-256 of the canonical JSON (sorted keys, no whitespace)."""
         data = self.model_dump(mode="json")
         for tool in data["tools"]:  # a contract without the x- keys keeps its old hash
-            for key in ("x-fake", "x-sim", "x-mcp", "x-bfcl-name"):
+            for key in ("x-fake", "x-sim", "x-mcp", "x-bfcl-name", "x-mcp-name"):
                 if tool.get(key) is None:
                     tool.pop(key, None)
         if data.get("x-source") is None:
             data.pop("x-source", None)
         return canonical_hash(data)
 
+    @cached_property
+    def by_source_name(self) -> dict[str, ToolSpec]:
+        """Tools renamed for the wire, by the name their MCP server gives them."""
+        return {t.mcp_name: t for t in self.tools if t.mcp_name is not None}
+
     def tool(self, name: str) -> ToolSpec | None:
-        return self.by_name.get(name)
+        """The tool of this name: the wire name, else an MCP server's own (``x-mcp-name``)."""
+        found = self.by_name.get(name)
+        return found if found is not None else self.by_source_name.get(name)
 
     def subset(self, names: list[str] | None) -> list[ToolSpec]:
         """The tools offered for a case: all, or the named ones in contract order."""
