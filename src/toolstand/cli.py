@@ -275,12 +275,25 @@ COMMANDS = {
 TAKES_A_COMMAND = ("contract", "check")
 
 
+def _server_without_dashes(words: list[str]) -> bool:
+    """``--mcp python server.py``: argparse alone would say only "unrecognized arguments"."""
+    if not words or words[0] not in TAKES_A_COMMAND or "--" in words:
+        return False
+    if not {"--mcp", "--against-mcp"} & set(words):
+        return False
+    _, extra = build_parser().parse_known_args(words)
+    return bool(extra)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     # for the commands that start a server, everything after the first "--" is its
     # command; elsewhere "--" keeps argparse's meaning (what follows is positional)
     takes_tail = bool(words) and words[0] in TAKES_A_COMMAND and "--" in words
     cut = words.index("--") if takes_tail else len(words)
+    if _server_without_dashes(words):
+        print("toolstand: put the server's command after --: --mcp -- CMD ARGS...", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(words[:cut])
     args.server_command = words[cut + 1 :]
     command = args.command or "tui"

@@ -85,8 +85,9 @@ def decide_effects(
             "effect": effect,
             "parameters": tool["parameters"],
         }
-        if "x-mcp" in tool:
-            spec["x-mcp"] = tool["x-mcp"]
+        for key in ("x-mcp", "x-mcp-name"):
+            if key in tool:
+                spec[key] = tool[key]
         out.append(spec)
     warnings = []
     if defaulted:

@@ -181,12 +181,12 @@ def _without_annotations(schema: Any) -> Any:
 
 def _at(node: Any, parts: Parts) -> Any:
     for part in parts:
-        if isinstance(node, dict) and isinstance(part, str) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
-            node = node[part]
-        else:
+        keyed = isinstance(node, dict) and isinstance(part, str) and part in node
+        if not keyed and not (
+            isinstance(node, list) and isinstance(part, int) and part < len(node)
+        ):
             return None
+        node = node[part]
     return node
 
 

@@ -51,6 +51,8 @@ class SourceTools:
     errors: list[Problem] = field(default_factory=list)
     # what the contract records in x-source besides its hash (kind, server ...)
     source: dict[str, Any] = field(default_factory=dict)
+    # what the import summary says besides (tools renamed, skipped)
+    notes: list[str] = field(default_factory=list)
 
 
 class _Reader:

@@ -1,0 +1,167 @@
+"""`contract import --mcp` against the servers users run, played by raw_server.py: names
+the wire cannot carry, --skip, SDK 1.x servers, values JSON or the stand cannot hold, and
+authenticated streamable HTTP servers."""
+
+from __future__ import annotations
+
+import http.server
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from toolstand.spec.contract import load_contract
+
+from .support import Cli, raw_server, tool
+
+
+def _import(cli: Cli, out: Path, *flags: str) -> object:
+    return cli("contract", "import", "--name", "s", "--version", "1", "--out", str(out), *flags)
+
+
+MIXED = [tool("good_tool"), tool("github.create_issue"), tool("files/read", True),
+         tool("github_create_issue")]  # fmt: skip
+
+
+def test_names_the_wire_cannot_carry_are_renamed_and_kept(tmp_path: Path, cli: Cli) -> None:
+    out = tmp_path / "c.json"
+    ran = _import(cli, out, "--mcp", "--", *raw_server(tmp_path, MIXED))
+    assert ran.code == 0, ran.err
+    contract = load_contract(out)
+    assert [t.name for t in contract.tools] == [
+        "good_tool", "github_create_issue_2", "files_read", "github_create_issue"
+    ]  # fmt: skip
+    assert [t.mcp_name for t in contract.tools] == [None, "github.create_issue", "files/read", None]
+    assert "renamed for the wire (the server's name kept in x-mcp-name): " \
+        "github.create_issue → github_create_issue_2, files/read → files_read" in ran.err  # fmt: skip
+    # answered by either name
+    renamed = contract.tool("github.create_issue")
+    assert renamed is not None and renamed.name == "github_create_issue_2"
+    assert contract.tool("github_create_issue_2") is renamed
+    # and drift matches them again
+    ran = cli("check", "--tools", str(out), "--against-mcp", "--", *raw_server(tmp_path, MIXED))
+    assert ran.code == 0 and "drift ok: the contract matches its source" in ran.err, ran.err
+
+
+def test_skip_leaves_tools_out_and_drift_remembers(tmp_path: Path, cli: Cli) -> None:
+    out = tmp_path / "c.json"
+    server = raw_server(tmp_path, MIXED)
+    ran = _import(cli, out, "--skip", "files/read", "--skip", "good_tool", "--mcp", "--", *server)
+    assert ran.code == 0, ran.err
+    contract = load_contract(out)
+    assert [t.name for t in contract.tools] == ["github_create_issue_2", "github_create_issue"]
+    assert "skipped: files/read, good_tool" in ran.err
+    assert contract.source is not None and contract.source["skipped"] == ["files/read", "good_tool"]
+    ran = cli("check", "--tools", str(out), "--against-mcp", "--", *server)
+    assert ran.code == 0 and "drift ok" in ran.err, ran.err
+
+
+def test_skip_of_a_tool_the_server_lacks_is_refused(tmp_path: Path, cli: Cli) -> None:
+    ran = _import(
+        cli, tmp_path / "c.json", "--skip", "nope", "--mcp", "--", *raw_server(tmp_path, MIXED)
+    )
+    assert ran.code == 2 and "--skip: $: no such tool: nope; the server has: good_tool, " in ran.err
+
+
+def test_an_sdk_1_server_is_asked_the_handshake_it_knows(tmp_path: Path, cli: Cli) -> None:
+    log = tmp_path / "methods.log"
+    server = raw_server(tmp_path, [tool("a", True)], "--v1", "--log", str(log))
+    ran = _import(cli, tmp_path / "c.json", "--mcp", "--", *server)
+    assert ran.code == 0, ran.err
+    # no probe the server cannot validate, so none of its pydantic errors on stderr
+    assert log.read_text(encoding="utf-8").split() == ["initialize", "tools/list"]
+
+
+def test_the_mcp_flag_without_a_command_says_how(tmp_path: Path, cli: Cli) -> None:
+    ran = _import(cli, tmp_path / "c.json", "--mcp", sys.executable, "server.py")
+    assert ran.code == 2
+    assert "put the server's command after --: --mcp -- " in ran.err
+
+
+BIGINT = (
+    'TOOLS = [{"name": "big", "inputSchema": {"type": "object", "properties": '
+    '{"n": {"type": "integer", "maximum": 2**70}}}}]'
+)
+NAN = (
+    'TOOLS = [{"name": "nan", "inputSchema": {"type": "object", "properties": '
+    '{"x": {"type": "number", "default": float("nan")}}}}]'
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (BIGINT, "$.tools[0].inputSchema.properties.n.maximum: 1180591620717411303424 is "
+                 "beyond 64 bits"),
+        (NAN, "$.tools[0].inputSchema.properties.x.default: NaN is not a JSON number"),
+    ],
+)  # fmt: skip
+def test_values_a_contract_cannot_hold_are_one_line_errors(
+    tmp_path: Path, cli: Cli, source: str, message: str
+) -> None:
+    out = tmp_path / "c.json"
+    ran = _import(cli, out, "--mcp", "--", *raw_server(tmp_path, source))
+    assert ran.code == 2 and message in ran.err, ran.err
+    assert "Traceback" not in ran.err and not out.exists()
+
+
+class _Refusing(http.server.BaseHTTPRequestHandler):
+    """Answers every request with the status its server was made with, and keeps the
+    Authorization header it got."""
+
+    def _answer(self) -> None:
+        self.server.seen.append(self.headers.get("Authorization"))  # type: ignore[attr-defined]
+        self.send_response(self.server.status)  # type: ignore[attr-defined]
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_POST = do_GET = do_DELETE = _answer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(params=[401, 403])
+def refusing(request: pytest.FixtureRequest) -> Iterator[http.server.HTTPServer]:
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Refusing)
+    server.status = request.param  # type: ignore[attr-defined]
+    server.seen = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+def test_401_and_403_are_named_and_the_header_comes_from_the_environment(
+    tmp_path: Path, cli: Cli, refusing: http.server.HTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCP_TEST_TOKEN", "s3cret-t0ken")
+    url = f"http://127.0.0.1:{refusing.server_address[1]}/mcp"
+    ran = _import(cli, tmp_path / "c.json", "--mcp-url", url,
+                  "--header", "Authorization: Bearer ${MCP_TEST_TOKEN}")  # fmt: skip
+    assert ran.code == 2
+    status = refusing.status  # type: ignore[attr-defined]
+    named = {401: "401 Unauthorized", 403: "403 Forbidden"}[status]
+    assert f"the server answered {named}" in ran.err, ran.err
+    assert refusing.seen[0] == "Bearer s3cret-t0ken"  # type: ignore[attr-defined]
+    assert "s3cret" not in ran.err
+
+
+def test_a_literal_secret_or_a_missing_variable_is_refused(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MCP_ABSENT_TOKEN", raising=False)
+    url = "http://127.0.0.1:9/mcp"
+    ran = _import(
+        cli, tmp_path / "c.json", "--mcp-url", url, "--header", "Authorization: Bearer abc"
+    )
+    assert ran.code == 2 and "never the secret itself" in ran.err and "abc" not in ran.err
+    ran = _import(cli, tmp_path / "c.json", "--mcp-url", url,
+                  "--header", "Authorization: Bearer ${MCP_ABSENT_TOKEN}")  # fmt: skip
+    assert ran.code == 2 and "MCP_ABSENT_TOKEN is not set" in ran.err
+    ran = _import(cli, tmp_path / "c.json", "--mcp-url", url, "--header", "no colon")
+    assert ran.code == 2 and "write 'NAME: VALUE'" in ran.err
