@@ -85,8 +85,8 @@ def test_the_warning_lists_the_tools_defaulted_to_execute(tmp_path: Path, cli: C
     assert ran.code == 0
     assert "5 tools in 1 pages" in ran.err
     assert (
-        "effect defaulted to execute (state-changing) for: add_note, cancel_order, track_parcel"
-        in ran.err
+        "effect execute (state-changing) for: add_note (its server's readOnlyHint: false); "
+        "by default for: cancel_order, track_parcel (no readOnlyHint: true)" in ran.err
     )
 
 
@@ -205,7 +205,7 @@ def test_the_readmes_example_server_and_cases_check_clean(tmp_path: Path, cli: C
     server = [sys.executable, str(root / "examples" / "mcp" / "notes_server.py")]
     ran = cli("contract", "import", "--name", "notes", "--version", "1.0.0", "--out", str(out),
               "--effect", "add_note=prepare", "--mcp", "--", *server)  # fmt: skip
-    assert ran.code == 0 and "for: delete_note;" in ran.err
+    assert ran.code == 0 and "for: delete_note (no readOnlyHint: true)" in ran.err
     effects = {t.name: t.effect for t in load_contract(out).tools}
     assert effects == {"search_notes": "read", "add_note": "prepare", "delete_note": "execute"}
     ran = cli(

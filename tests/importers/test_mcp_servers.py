@@ -165,3 +165,37 @@ def test_a_literal_secret_or_a_missing_variable_is_refused(
     assert ran.code == 2 and "MCP_ABSENT_TOKEN is not set" in ran.err
     ran = _import(cli, tmp_path / "c.json", "--mcp-url", url, "--header", "no colon")
     assert ran.code == 2 and "write 'NAME: VALUE'" in ran.err
+
+
+def test_the_effect_warning_tells_a_servers_word_from_a_default(tmp_path: Path, cli: Cli) -> None:
+    tools = [tool("said_not_read", False), tool("unsaid"), tool("reader", True)]
+    tools.append({**tool("stringly"), "annotations": {"readOnlyHint": "true"}})
+    tools.append({**tool("both"), "annotations": {"readOnlyHint": True, "destructiveHint": True}})
+    out = tmp_path / "c.json"
+    ran = _import(cli, out, "--mcp", "--", *raw_server(tmp_path, tools))
+    assert ran.code == 0, ran.err
+    assert (
+        "effect execute (state-changing) for: said_not_read (its server's readOnlyHint: false);"
+        " by default for: unsaid, stringly (no readOnlyHint: true)" in ran.err
+    )
+    assert "defaulted" not in ran.err
+    assert "$.tools[3].annotations.readOnlyHint: warning: \"true\" is a string, not true: " \
+        "stringly is taken as not read-only (execute)" in ran.err  # fmt: skip
+    assert "$.tools[4].annotations: warning: readOnlyHint and destructiveHint are both true: " \
+        "both is taken as read (a read-only tool destroys nothing)" in ran.err  # fmt: skip
+    effects = {t.name: t.effect for t in load_contract(out).tools}
+    assert effects == {"said_not_read": "execute", "unsaid": "execute", "reader": "read",
+                       "stringly": "execute", "both": "read"}  # fmt: skip
+
+
+def test_keys_a_contract_has_no_place_for_are_one_warning_each(tmp_path: Path, cli: Cli) -> None:
+    tools = [{**tool(n), "title": n.upper(), "execution": {"taskSupport": "forbidden"}}
+             for n in ("a", "b", "c")]  # fmt: skip
+    tools[0]["outputSchema"] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    out = tmp_path / "c.json"
+    ran = _import(cli, out, "--mcp", "--", *raw_server(tmp_path, tools))
+    assert ran.code == 0, ran.err
+    assert "$.tools[*].title: warning: 'title' (3 tools) has no place in a contract" in ran.err
+    assert ran.err.count("'execution'") == 1
+    output = load_contract(out).by_name["a"].mcp
+    assert output == {"outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}

@@ -187,7 +187,10 @@ def test_import_defaults_to_execute_and_names_each_defaulted_tool(tmp_path: Path
     argv = ("contract", "import", "--from", "openai", src, "--name", "w", "--version", "1")
     ran = cli(*argv, "--out", str(out))
     assert ran.code == 0 and ran.out.strip() == str(out)
-    assert "effect defaulted to execute (state-changing) for: get_weather, book_table" in ran.err
+    assert (
+        "effect execute (state-changing) for: get_weather, book_table (no readOnlyHint: true)"
+        in ran.err
+    )
     contract = load_contract(out)
     assert [t.effect for t in contract.tools] == ["execute", "execute"]
     assert contract.source is not None and contract.source["kind"] == "openai"

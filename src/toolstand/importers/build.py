@@ -56,7 +56,8 @@ def source_hash(tools: list[RawTool]) -> str:
 def decide_effects(
     tools: list[RawTool], overrides: dict[str, str]
 ) -> tuple[list[dict[str, Any]], list[Problem]]:
-    """Each tool with its effect, and a warning listing those defaulted to execute."""
+    """Each tool with its effect, and a warning listing those made ``execute`` by their
+    server's ``readOnlyHint: false`` and those made so by default."""
     names = {t["name"] for t in tools}
     unknown = sorted(set(overrides) - names)
     if unknown:
@@ -72,13 +73,15 @@ def decide_effects(
             ]
         )
     out: list[dict[str, Any]] = []
-    defaulted: list[str] = []
+    said: list[str] = []  # the server's readOnlyHint: false
+    defaulted: list[str] = []  # nothing said it is read-only
     for tool in tools:
         effect = overrides.get(tool["name"])
         if effect is None:
             effect = effect_of(tool.get("x-mcp"))
             if effect == "execute":
-                defaulted.append(tool["name"])
+                hint = (tool.get("x-mcp") or {}).get("readOnlyHint")
+                (said if hint is False else defaulted).append(tool["name"])
         spec = {
             "name": tool["name"],
             "description": tool["description"],
@@ -90,13 +93,20 @@ def decide_effects(
                 spec[key] = tool[key]
         out.append(spec)
     warnings = []
-    if defaulted:
+    if said or defaulted:
+        parts = []
+        if said:
+            whose = "its server's" if len(said) == 1 else "their server's"
+            parts.append(f"for: {', '.join(said)} ({whose} readOnlyHint: false)")
+        if defaulted:
+            by = "by default " if said else ""
+            parts.append(f"{by}for: {', '.join(defaulted)} (no readOnlyHint: true)")
         warnings.append(
             Problem(
                 "--effect",
                 None,
                 "$",
-                f"effect defaulted to execute (state-changing) for: {', '.join(defaulted)}; "
+                f"effect execute (state-changing) {'; '.join(parts)}; "
                 "say otherwise with --effect NAME=read|prepare",
                 "warning",
             )

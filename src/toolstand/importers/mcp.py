@@ -142,26 +142,32 @@ async def _list_every_page(target: Any, where: str, mode: str) -> Listing:
     async with mcp.Client(server, cache=None, mode=mode) as client:
         info = client.server_info
         listing = Listing({"name": info.name, "version": info.version} if info is not None else {})
-        cursor: str | None = None
+        cursor: Any = None
         while len(listing.tools) <= MAX_TOOLS:
-            page = await client.list_tools(cursor=cursor)
+            page = await _raw_page(client, cursor)
             listing.pages += 1
-            listing.tools += [_plain(t) for t in page.tools]
-            cursor = page.next_cursor
+            tools = page.get("tools")
+            listing.tools += (
+                [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+            )
+            cursor = page.get("nextCursor")
             if not cursor:
                 return listing
     message = f"tools/list still paging after {len(listing.tools)} tools in {listing.pages} pages"
     raise LoadError([Problem(where, None, "$", message)])
 
 
-def _plain(tool: Any) -> dict[str, Any]:
-    """A tool as JSON data; its schemas as the server sent them (the SDK's JSON mode
-    would write NaN as null and hide it)."""
-    out: dict[str, Any] = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-    for key, value in (("inputSchema", tool.input_schema), ("outputSchema", tool.output_schema)):
-        if value is not None:
-            out[key] = value
-    return out
+async def _raw_page(client: Any, cursor: Any) -> dict[str, Any]:
+    """One page of tools/list as the server wrote it: the SDK's typed result would
+    coerce ``"true"`` to true, and its JSON dump write NaN as null."""
+    from mcp import types
+    from pydantic import TypeAdapter
+
+    params = types.PaginatedRequestParams(cursor=str(cursor)) if cursor else None
+    raw: dict[str, Any] = await client.session.send_request(
+        types.ListToolsRequest(params=params), TypeAdapter(dict[str, Any])
+    )
+    return raw
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -214,6 +220,31 @@ def effect_of(annotations: dict[str, Any] | None) -> str:
 _DROPPED = ("title", "execution", "icons", "_meta")
 
 
+def _hint_warnings(hints: dict[str, Any], name: str, where: str, path: str) -> list[Problem]:
+    """Annotations that do not say what they seem to: a hint that is not a boolean, a
+    tool both read-only and destructive."""
+    out = []
+    for key in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"):
+        value = hints.get(key)
+        if value is not None and not isinstance(value, bool):
+            taken = f": {name} is taken as not read-only (execute)" if key == "readOnlyHint" else ""
+            message = f"{_json(value)} is a {type(value).__name__.replace('str', 'string')}, not true{taken}"
+            out.append(Problem(where, None, f"{path}.{key}", message, "warning"))
+    if hints.get("readOnlyHint") is True and hints.get("destructiveHint") is True:
+        message = (
+            f"readOnlyHint and destructiveHint are both true: {name} is taken as read "
+            "(a read-only tool destroys nothing); --effect NAME=execute if it does"
+        )
+        out.append(Problem(where, None, path, message, "warning"))
+    return out
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value)[:40]
+
+
 def wire_name(name: str, taken: set[str]) -> str:
     """A name the wire allows for an MCP tool's name that it does not
     (``github.create_issue`` → ``github_create_issue``), distinct from ``taken``."""
@@ -256,6 +287,7 @@ def listing_tools(
     # names the wire allows keep their name; the others are renamed after them
     taken = {n for n in listed if isinstance(n, str) and NAME.match(n) and n not in skip}
     renamed: list[str] = []
+    dropped: dict[str, list[int]] = {}
     for i, tool in enumerate(listing.tools):
         name = tool.get("name")
         path = f"$.tools[{i}]"
@@ -285,15 +317,20 @@ def listing_tools(
             )
         for key in _DROPPED:
             if key in tool:
-                message = f"'{key}' has no place in a contract; not imported"
-                out.warnings.append(Problem(where, None, f"{path}.{key}", message, "warning"))
+                dropped.setdefault(key, []).append(i)
         mcp = dict(tool.get("annotations") or {})
+        out.warnings += _hint_warnings(mcp, name, where, f"{path}.annotations")
         if "outputSchema" in tool:
             mcp["outputSchema"] = tool["outputSchema"]
         entry = {"name": name, "description": description or "", "parameters": params, "x-mcp": mcp}
         if original is not None:
             entry["x-mcp-name"] = original
         out.tools.append(entry)
+    for key, at in dropped.items():
+        which = f"$.tools[{at[0]}].{key}" if len(at) == 1 else f"$.tools[*].{key}"
+        many = "" if len(at) == 1 else f" ({len(at)} tools)"
+        message = f"'{key}'{many} has no place in a contract; not imported"
+        out.warnings.append(Problem(where, None, which, message, "warning"))
     if renamed:
         out.notes.append(
             "renamed for the wire (the server's name kept in x-mcp-name): " + ", ".join(renamed)
