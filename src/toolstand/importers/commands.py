@@ -160,7 +160,7 @@ def cmd_contract_import(args: argparse.Namespace) -> int:
 
 
 def cmd_contract_export(args: argparse.Namespace) -> int:
-    from toolstand.importers.export import EXPORT_APIS, export_tools
+    from toolstand.importers.export import EXPORT_APIS, export_tools, note_line
     from toolstand.spec.contract import load_contract
 
     contract = load_contract(args.tools)
@@ -176,8 +176,10 @@ def cmd_contract_export(args: argparse.Namespace) -> int:
             message = f"no such tool: {', '.join(unknown)}; the contract has: {allowed}"
             raise LoadError([Problem("--only", None, "$", message)])
         tools = contract.subset(wanted)
-    wire = export_tools(tools, args.to, _options(args.option or [], EXPORT_APIS[args.to]))
+    wire, notes = export_tools(tools, args.to, _options(args.option or [], EXPORT_APIS[args.to]))
     sys.stdout.write(orjson.dumps(wire, option=orjson.OPT_INDENT_2).decode() + "\n")
+    for note in notes:  # as a run records them: what the model is sent differs here
+        print(visible(note_line(note)), file=sys.stderr)
     return 0
 
 

@@ -76,7 +76,9 @@ class Merged:
             items = [f"{name} ({', '.join(what)})" for name, what in self.changed.items()]
             out.append(f"changed: {', '.join(items)}")
         if self.unchanged:
-            out.append(f"unchanged in the source: {', '.join(self.unchanged)}")
+            few = len(self.unchanged) <= 6
+            names = ", ".join(self.unchanged) if few else f"{len(self.unchanged)} tools"
+            out.append(f"unchanged in the source: {names}")
         if self.added:
             out.append(f"added: {', '.join(self.added)}")
         for name, what in self.dropped.items():
