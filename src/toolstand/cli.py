@@ -107,8 +107,14 @@ def _lint(args: argparse.Namespace, *, lock: bool) -> int:
     from toolstand.spec.check import run_check
     from toolstand.util.printable import visible
 
-    args.tools, args.cases = contract_and_cases(args)
-    cases = [Path(c) for c in args.cases] if isinstance(args.cases, list) else Path(args.cases)
+    if args.no_cases:
+        if args.cases is not None:
+            raise LoadError([Problem("--no-cases", None, "$", "give --cases or --no-cases")])
+        args.tools, args.cases = args.tools or _config_contract(args.config), "no cases"
+        cases = None
+    else:
+        args.tools, args.cases = contract_and_cases(args)
+        cases = [Path(c) for c in args.cases] if isinstance(args.cases, list) else Path(args.cases)
     result = run_check(Path(args.tools), cases, lock=lock)
     for problem in result.problems:
         if problem.severity == "error" or not args.quiet:
