@@ -199,3 +199,29 @@ def test_keys_a_contract_has_no_place_for_are_one_warning_each(tmp_path: Path, c
     assert ran.err.count("'execution'") == 1
     output = load_contract(out).by_name["a"].mcp
     assert output == {"outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}
+
+
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+
+
+def test_a_draft_07_schema_is_read_and_enforced_in_its_own_dialect(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """zod and npm servers declare draft-07: its dependencies and tuple items hold."""
+    pay = {"name": "pay", "description": "d", "inputSchema": {
+        "$schema": DRAFT7, "type": "object",
+        "definitions": {"Id": {"type": "string", "pattern": "^[0-9]+$"}},
+        "properties": {"id": {"$ref": "#/definitions/Id"}, "card": {"type": "string"},
+                       "cvv": {"type": "string"},
+                       "pt": {"type": "array", "items": [{"type": "number"}, {"type": "number"}],
+                              "additionalItems": False}},
+        "dependencies": {"card": ["cvv"]}}}  # fmt: skip
+    out = tmp_path / "c.json"
+    ran = _import(cli, out, "--mcp", "--", *raw_server(tmp_path, [pay]))
+    assert ran.code == 0, ran.err
+    check = load_contract(out).by_name["pay"].validator
+    assert check.is_valid({"id": "12", "card": "4111", "cvv": "123", "pt": [1, 2]})
+    assert not check.is_valid({"card": "4111"})  # dependencies: card needs cvv
+    assert not check.is_valid({"pt": [1, "x"]})  # tuple items
+    assert not check.is_valid({"pt": [1, 2, 3]})  # additionalItems: false
+    assert not check.is_valid({"id": "ab"})  # the ref into definitions

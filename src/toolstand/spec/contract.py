@@ -54,9 +54,20 @@ def _refuse(uri: str) -> NoReturn:
 NO_RETRIEVE: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
 
 
+def dialect(schema: Any) -> Any:
+    """The validator class of the dialect ``schema`` declares in ``$schema`` (draft-07,
+    which zod and npm servers emit, ...), Draft 2020-12 when it declares none."""
+    from jsonschema.validators import validator_for as declared
+
+    if not isinstance(schema, dict) or not isinstance(schema.get("$schema"), str):
+        return Draft202012Validator
+    return declared(schema, default=Draft202012Validator)
+
+
 def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
-    """A Draft 2020-12 validator that can never fetch a remote ``$ref``."""
-    return Draft202012Validator(schema, registry=NO_RETRIEVE)
+    """A validator of the schema's own dialect that can never fetch a remote ``$ref``."""
+    validator: Draft202012Validator = dialect(schema)(schema, registry=NO_RETRIEVE)
+    return validator
 
 
 class FakeRule(BaseModel):
@@ -281,11 +292,17 @@ def meta_problem(schema: dict[str, Any]) -> tuple[tuple[str | int, ...], str] | 
     bare = _without_annotations(schema)
     key = canonical_json(bare)
     if key not in _META_SEEN:
+        kind = dialect(schema)
         try:
-            Draft202012Validator.check_schema(bare)
+            kind.check_schema(bare)
             _META_SEEN[key] = None
         except SchemaError as exc:
-            _META_SEEN[key] = (tuple(exc.path), f"not a valid Draft 2020-12 schema: {exc.message}")
+            name = (
+                "Draft 2020-12"
+                if kind is Draft202012Validator
+                else kind.__name__.removesuffix("Validator")
+            )
+            _META_SEEN[key] = (tuple(exc.path), f"not a valid {name} schema: {exc.message}")
     return _META_SEEN[key]
 
 
