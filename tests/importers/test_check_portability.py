@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from .support import Cli
 
@@ -16,14 +17,16 @@ def _contract(tmp_path: Path, tools: list[dict[str, object]]) -> Path:
     return path
 
 
-def _tool(name: str, description: str = "d", **props: object) -> dict[str, object]:
+def _tool(
+    name: str, description: str = "d", props: dict[str, Any] | None = None
+) -> dict[str, object]:
     return {"name": name, "description": description, "effect": "read",
-            "parameters": {"type": "object", "properties": props}}  # fmt: skip
+            "parameters": {"type": "object", "properties": props or {}}}  # fmt: skip
 
 
 def test_names_and_descriptions_providers_refuse_are_warnings(tmp_path: Path, cli: Cli) -> None:
     path = _contract(tmp_path, [
-        _tool("odd", **{"user.name": {"type": "string"}, "first name": {"type": "string"},
+        _tool("odd", "d", {"user.name": {"type": "string"}, "first name": {"type": "string"},
                         "имя": {"type": "string"}}),
         _tool("1st_tool"),
         _tool("long", "x" * 100_000),
@@ -40,7 +43,7 @@ def test_names_and_descriptions_providers_refuse_are_warnings(tmp_path: Path, cl
 
 
 def test_two_cases_asking_the_same_are_a_warning(tmp_path: Path, cli: Cli) -> None:
-    path = _contract(tmp_path, [_tool("f", q={"type": "string"})])
+    path = _contract(tmp_path, [_tool("f", props={"q": {"type": "string"}})])
     cases = tmp_path / "cases.jsonl"
     lines = [
         {"id": "a", "user": "Same?", "expect": {"kind": "tool_call", "tool": "f"}},

@@ -14,10 +14,10 @@ import pytest
 
 from toolstand.spec.contract import load_contract
 
-from .support import Cli, raw_server, tool
+from .support import Cli, Ran, raw_server, tool
 
 
-def _import(cli: Cli, out: Path, *flags: str) -> object:
+def _import(cli: Cli, out: Path, *flags: str) -> Ran:
     return cli("contract", "import", "--name", "s", "--version", "1", "--out", str(out), *flags)
 
 

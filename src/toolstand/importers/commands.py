@@ -11,6 +11,7 @@ import argparse
 import os
 import re
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,7 @@ def parse_headers(items: list[str]) -> dict[str, str]:
             )
             raise LoadError([Problem("--header", None, "$", message)])
 
-        out[name] = _REFERENCE.sub(lambda m, header=name: _variable(header, m), value)
+        out[name] = _REFERENCE.sub(partial(_variable, name), value)
     return out
 
 

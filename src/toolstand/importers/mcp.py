@@ -319,7 +319,7 @@ def listing_tools(
             if key in tool:
                 dropped.setdefault(key, []).append(i)
         mcp = dict(tool.get("annotations") or {})
-        out.warnings += _hint_warnings(mcp, name, where, f"{path}.annotations")
+        out.warnings += _hint_warnings(mcp, str(name), where, f"{path}.annotations")
         if "outputSchema" in tool:
             mcp["outputSchema"] = tool["outputSchema"]
         entry = {"name": name, "description": description or "", "parameters": params, "x-mcp": mcp}
