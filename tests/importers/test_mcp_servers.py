@@ -225,3 +225,22 @@ def test_a_draft_07_schema_is_read_and_enforced_in_its_own_dialect(
     assert not check.is_valid({"pt": [1, "x"]})  # tuple items
     assert not check.is_valid({"pt": [1, 2, 3]})  # additionalItems: false
     assert not check.is_valid({"id": "ab"})  # the ref into definitions
+
+
+def test_a_listing_the_sdk_cannot_read_names_the_sdks_complaint(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nesting deeper than the SDK's JSON reader goes: it drops the message and logs
+    why; the timeout says so instead of blaming a silent server."""
+    from toolstand.importers import mcp
+
+    monkeypatch.setattr(mcp, "TIMEOUT", 2.0)
+    deep = (
+        'd = {"type": "object"}\n'
+        'for i in range(300):\n'
+        '    d = {"type": "object", "properties": {f"l{i}": d}}\n'
+        'TOOLS = [{"name": "deep", "description": "d", "inputSchema": d}]\n'
+    )
+    ran = _import(cli, tmp_path / "c.json", "--mcp", "--", *raw_server(tmp_path, deep))
+    assert ran.code == 2
+    assert "the MCP SDK logged: Failed to parse JSONRPC message from server" in ran.err, ran.err
