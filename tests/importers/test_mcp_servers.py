@@ -237,10 +237,25 @@ def test_a_listing_the_sdk_cannot_read_names_the_sdks_complaint(
     monkeypatch.setattr(mcp, "TIMEOUT", 2.0)
     deep = (
         'd = {"type": "object"}\n'
-        'for i in range(300):\n'
+        "for i in range(300):\n"
         '    d = {"type": "object", "properties": {f"l{i}": d}}\n'
         'TOOLS = [{"name": "deep", "description": "d", "inputSchema": d}]\n'
     )
     ran = _import(cli, tmp_path / "c.json", "--mcp", "--", *raw_server(tmp_path, deep))
     assert ran.code == 2
     assert "the MCP SDK logged: Failed to parse JSONRPC message from server" in ran.err, ran.err
+
+
+def test_an_ecma_letter_class_in_a_pattern_is_read_as_ecma_means_it(
+    tmp_path: Path, cli: Cli
+) -> None:
+    code = tool("code", code={"type": "string", "pattern": r"^(?=.*\d)\p{L}+\d$"})
+    out = tmp_path / "c.json"
+    ran = _import(cli, out, "--mcp", "--", *raw_server(tmp_path, [code]))
+    assert ran.code == 0, ran.err
+    spec = load_contract(out).by_name["code"]
+    assert spec.parameters["properties"]["code"]["pattern"] == r"^(?=.*\d)\p{L}+\d$"  # as sent
+    assert spec.validator.is_valid({"code": "Привет1"})
+    assert not spec.validator.is_valid({"code": "abc_1"}) and not spec.validator.is_valid(
+        {"code": "abc"}
+    )

@@ -18,6 +18,7 @@ from referencing import Registry
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from toolstand.spec.ecma_regex import FORMATS, with_ecma_patterns
 from toolstand.types import Effect
 from toolstand.util.canonical import canonical_hash, canonical_json
 from toolstand.util.jsonpos import line_index, line_of
@@ -66,7 +67,8 @@ def dialect(schema: Any) -> Any:
 
 def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
     """A validator of the schema's own dialect that can never fetch a remote ``$ref``."""
-    validator: Draft202012Validator = dialect(schema)(schema, registry=NO_RETRIEVE)
+    kind = with_ecma_patterns(dialect(schema))
+    validator: Draft202012Validator = kind(schema, registry=NO_RETRIEVE)
     return validator
 
 
@@ -294,7 +296,7 @@ def meta_problem(schema: dict[str, Any]) -> tuple[tuple[str | int, ...], str] | 
     if key not in _META_SEEN:
         kind = dialect(schema)
         try:
-            kind.check_schema(bare)
+            kind.check_schema(bare, format_checker=FORMATS)
             _META_SEEN[key] = None
         except SchemaError as exc:
             name = (
