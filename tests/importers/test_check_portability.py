@@ -55,3 +55,21 @@ def test_two_cases_asking_the_same_are_a_warning(tmp_path: Path, cli: Cli) -> No
     assert ran.code == 0, ran.out + ran.err
     assert f"{cases}:2: $.user: warning: the same question as case 'a' (line 1)" in ran.out
     assert ran.out.count("the same question") == 1
+
+
+def test_a_case_naming_a_renamed_tool_by_its_servers_name_is_an_error(
+    tmp_path: Path, cli: Cli
+) -> None:
+    renamed = {**_tool("github_create_issue"), "x-mcp-name": "github.create_issue"}
+    path = _contract(tmp_path, [renamed])
+    cases = tmp_path / "cases.jsonl"
+    line = {
+        "id": "a",
+        "user": "File it",
+        "expect": {"kind": "tool_call", "tool": "github.create_issue"},
+    }
+    cases.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    ran = cli("check", "--tools", str(path), "--cases", str(cases))
+    assert ran.code == 1
+    assert "$.expect.tool: 'github.create_issue' is the server's name; the model is sent " \
+        "'github_create_issue': expect that" in ran.out  # fmt: skip

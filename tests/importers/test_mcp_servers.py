@@ -259,3 +259,12 @@ def test_an_ecma_letter_class_in_a_pattern_is_read_as_ecma_means_it(
     assert not spec.validator.is_valid({"code": "abc_1"}) and not spec.validator.is_valid(
         {"code": "abc"}
     )
+
+
+def test_a_listing_of_more_than_a_thousand_pages_is_read_whole(tmp_path: Path, cli: Cli) -> None:
+    tools = [tool(f"t{i}", True) for i in range(1001)]
+    out = tmp_path / "c.json"
+    ran = _import(cli, out, "--mcp", "--", *raw_server(tmp_path, tools, "--page-size", "1"))
+    assert ran.code == 0, ran.err
+    assert "1001 tools in 1001 pages" in ran.err
+    assert len(load_contract(out).tools) == 1001

@@ -92,3 +92,15 @@ def test_a_file_that_is_not_a_contract_is_replaced_with_a_warning(tmp_path: Path
     assert ran.code == 0, ran.err
     assert "was not a contract" in ran.err and "nothing of it was kept" in ran.err
     assert len(load_contract(out).tools) == 3
+
+
+def test_reimport_leaves_out_again_what_the_import_skipped(tmp_path: Path, cli: Cli) -> None:
+    out = tmp_path / "notes.json"
+    server = raw_server(tmp_path, V1)
+    assert _import(cli, out, server, "--skip", "delete_note").code == 0
+    ran = _import(cli, out, server, "--force")
+    assert ran.code == 0, ran.err
+    contract = load_contract(out)
+    assert [t.name for t in contract.tools] == ["search_notes", "add_note"]
+    assert contract.source is not None and contract.source["skipped"] == ["delete_note"]
+    assert "skipped: delete_note" in ran.err

@@ -135,7 +135,7 @@ def cmd_contract_import(args: argparse.Namespace) -> int:
     if out.exists() and not args.force:
         raise exists_error(out)  # before a server is started for nothing
     previous, replaced = read_previous(out) if args.force else (None, [])
-    source, where = read_source(args)
+    source, where = read_source(args, previous.skipped if previous is not None else frozenset())
     contract, text, warnings, summary = build_contract(
         source,
         name=args.name,

@@ -269,7 +269,7 @@ def listing_tools(
     out = SourceTools(source={"kind": "mcp", "server": listing.server})
     listed = [t.get("name") for t in listing.tools]
     unknown = sorted(skip - {n for n in listed if isinstance(n, str)})
-    skip = skip | recorded
+    skip = skip | (recorded & {n for n in listed if isinstance(n, str)})
     if unknown:
         has = ", ".join(n for n in listed if isinstance(n, str)) or "none"
         raise LoadError(

@@ -33,6 +33,8 @@ class Previous:
     path: str
     tools: dict[str, dict[str, Any]]
     kind: str | None
+    # the server's tools its import left out (--skip): left out again
+    skipped: frozenset[str] = frozenset()
 
     def override(self, name: str) -> str | None:
         """The effect the user chose for ``name`` over what its source implied, or None."""
@@ -53,10 +55,13 @@ def read_previous(path: Path) -> tuple[Previous | None, list[Problem]]:
         data = orjson.loads(path.read_bytes())
         tools = {t["name"]: t for t in data["tools"] if isinstance(t.get("name"), str)}
         kind = (data.get("x-source") or {}).get("kind")
+        skipped = frozenset(
+            n for n in (data.get("x-source") or {}).get("skipped") or [] if isinstance(n, str)
+        )
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
         message = "was not a contract; replaced, nothing of it was kept"
         return None, [Problem(str(path), None, "$", message, "warning")]
-    return Previous(str(path), tools, kind if isinstance(kind, str) else None), []
+    return Previous(str(path), tools, kind if isinstance(kind, str) else None, skipped), []
 
 
 @dataclass

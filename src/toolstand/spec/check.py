@@ -181,6 +181,10 @@ def check_cases(casefile: CaseFile, contract: Contract) -> list[Problem]:
             if tool is None:
                 add((*parts, "tool"), f"unknown tool {exp.tool!r}; the contract has: {allowed}")
                 continue
+            if tool.name != exp.tool:  # found by x-mcp-name: no call the model makes matches
+                add((*parts, "tool"), f"{exp.tool!r} is the server's name; the model is sent "
+                    f"{tool.name!r}: expect that")  # fmt: skip
+                continue
             if case.active_tools is not None and exp.tool not in case.active_tools:
                 add((*parts, "tool"), f"expects {exp.tool!r}, which active_tools does not offer")
             if exp.arguments is not None:
