@@ -108,8 +108,14 @@ def _lint(args: argparse.Namespace, *, lock: bool) -> int:
     from toolstand.spec.check import run_check
     from toolstand.util.printable import visible
 
-    args.tools, args.cases = contract_and_cases(args)
-    cases = [Path(c) for c in args.cases] if isinstance(args.cases, list) else Path(args.cases)
+    if args.no_cases:
+        if args.cases is not None:
+            raise LoadError([Problem("--no-cases", None, "$", "give --cases or --no-cases")])
+        args.tools, args.cases = args.tools or _config_contract(args.config), "no cases"
+        cases = None
+    else:
+        args.tools, args.cases = contract_and_cases(args)
+        cases = [Path(c) for c in args.cases] if isinstance(args.cases, list) else Path(args.cases)
     result = run_check(Path(args.tools), cases, lock=lock)
     for problem in result.problems:
         if problem.severity == "error" or not args.quiet:
@@ -302,12 +308,25 @@ INTERRUPTED = {
 TAKES_A_COMMAND = ("contract", "check")
 
 
+def _server_without_dashes(words: list[str]) -> bool:
+    """``--mcp python server.py``: argparse alone would say only "unrecognized arguments"."""
+    if not words or words[0] not in TAKES_A_COMMAND or "--" in words:
+        return False
+    if not {"--mcp", "--against-mcp"} & set(words):
+        return False
+    _, extra = build_parser().parse_known_args(words)
+    return bool(extra)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     # for the commands that start a server, everything after the first "--" is its
     # command; elsewhere "--" keeps argparse's meaning (what follows is positional)
     takes_tail = bool(words) and words[0] in TAKES_A_COMMAND and "--" in words
     cut = words.index("--") if takes_tail else len(words)
+    if _server_without_dashes(words):
+        print("toolstand: put the server's command after --: --mcp -- CMD ARGS...", file=sys.stderr)
+        return 2
     args = build_parser().parse_args(words[:cut])
     args.server_command = words[cut + 1 :]
     command = args.command or "tui"

@@ -178,6 +178,11 @@ def build_parser() -> argparse.ArgumentParser:
         "in <contract>.lock.json); with --against*: record the source's hash beside them",
     )
     c.add_argument("--quiet", "-q", action="store_true", help="errors only, no per-API warnings")
+    c.add_argument(
+        "--no-cases",
+        action="store_true",
+        help="lint the contract alone (a project's config would otherwise add its cases)",
+    )
     from toolstand.importers.parsers import add_contract_parser, add_drift_flags
 
     add_drift_flags(c)

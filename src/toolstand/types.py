@@ -26,6 +26,10 @@ VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 Effect = Literal["read", "prepare", "execute"]
 EFFECTS: tuple[Effect, ...] = get_args(Effect)
 
+# the request header naming the case a simulated run asks about: the simulator answers
+# that case, not the first one with the same user text (sent to base_url "sim" only)
+SIM_CASE_HEADER = "x-toolstand-case"
+
 # the feedback a repair turn sends (design.md, Repair turn), each its own arm
 FeedbackStyle = Literal["traceback", "path_value", "allowed", "allowed_prose"]
 FEEDBACK_STYLES: tuple[FeedbackStyle, ...] = get_args(FeedbackStyle)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from toolstand.adapters.gemini_parameters import to_gemini_parameters
 from toolstand.adapters.schema import (
     check_sent_schema,
     check_sent_tools,
     strip_private,
-    to_gemini_parameters,
 )
 
 from .support import GET_ORDER, QUOTE_DELIVERY
@@ -68,8 +68,8 @@ def test_gemini_openapi_form_rewrites_and_drops() -> None:
         "type": "object",
         "properties": {
             "note": {"type": "string", "nullable": True, "description": "optional note"},
-            "kind": {"enum": ["parcel"]},
-            "size": {},
+            "kind": {"type": "string", "enum": ["parcel"]},
+            "size": {"type": "integer", "format": "enum", "enum": ["1", "2", "3"]},
             "pick": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
             "ref": {},
             "n": {"type": "integer"},
@@ -80,7 +80,7 @@ def test_gemini_openapi_form_rewrites_and_drops() -> None:
         ("$", "dropped", "additionalProperties"),
         ("$.properties.note", "rewritten", "type"),
         ("$.properties.kind", "rewritten", "const"),
-        ("$.properties.size", "dropped", "enum"),
+        ("$.properties.size", "rewritten", "enum"),
         ("$.properties.pick", "rewritten", "oneOf"),
         ("$.properties.ref", "dropped", "$ref"),
         ("$.properties.n", "dropped", "exclusiveMaximum"),

@@ -53,11 +53,16 @@ def test_effects_follow_read_only_hint_and_the_flags(imported: tuple[Contract, s
 
 def test_annotations_kept_in_x_mcp_and_the_server_recorded(imported: tuple[Contract, str]) -> None:
     contract, text = imported
-    by = contract.by_name
-    assert by["get_order"].mcp == {"title": "Order", "readOnlyHint": True}
-    assert by["add_note"].mcp == {"readOnlyHint": False, "destructiveHint": False}
-    assert by["cancel_order"].mcp == {"destructiveHint": True}
-    assert by["track_parcel"].mcp == {}
+    # the output contract comes along (the SDK derives one from the return type)
+    assert (contract.by_name["get_order"].mcp or {})["outputSchema"]["type"] == "object"
+    by = {
+        t.name: {k: v for k, v in (t.mcp or {}).items() if k != "outputSchema"}
+        for t in contract.tools
+    }
+    assert by["get_order"] == {"title": "Order", "readOnlyHint": True}
+    assert by["add_note"] == {"readOnlyHint": False, "destructiveHint": False}
+    assert by["cancel_order"] == {"destructiveHint": True}
+    assert by["track_parcel"] == {}
     assert contract.source is not None
     # the name came through the environment: the user's whole environment reached it
     assert contract.source["server"] == {"name": "shop-from-env", "version": "2.0.1"}
@@ -80,8 +85,8 @@ def test_the_warning_lists_the_tools_defaulted_to_execute(tmp_path: Path, cli: C
     assert ran.code == 0
     assert "5 tools in 1 pages" in ran.err
     assert (
-        "effect defaulted to execute (state-changing) for: add_note, cancel_order, track_parcel"
-        in ran.err
+        "effect execute (state-changing) for: add_note (its server's readOnlyHint: false); "
+        "by default for: cancel_order, track_parcel (no readOnlyHint: true)" in ran.err
     )
 
 
@@ -186,15 +191,11 @@ def test_a_recorded_listing_converts_without_the_sdk() -> None:
         ],
     )
     got = listing_tools(listing, "rec")
-    assert [t["name"] for t in got.tools] == ["a", "b"]
+    assert [t["name"] for t in got.tools] == ["a", "b", "d_e"]
     assert got.tools[0]["x-mcp"] == {"readOnlyHint": True} and got.tools[1]["description"] == ""
-    assert [e.path for e in got.errors] == [
-        "$.tools[2].inputSchema",
-        "$.tools[3].name",
-        "$.tools[4].name",
-    ]
-    assert "letters, digits, _ and -" in got.errors[1].message
-    assert "duplicate tool name 'a'" in got.errors[2].message
+    assert got.tools[2]["x-mcp-name"] == "d.e"
+    assert [e.path for e in got.errors] == ["$.tools[2].inputSchema", "$.tools[4].name"]
+    assert "duplicate tool name 'a'" in got.errors[1].message
     assert "has no description" in got.warnings[0].message
 
 
@@ -204,7 +205,7 @@ def test_the_readmes_example_server_and_cases_check_clean(tmp_path: Path, cli: C
     server = [sys.executable, str(root / "examples" / "mcp" / "notes_server.py")]
     ran = cli("contract", "import", "--name", "notes", "--version", "1.0.0", "--out", str(out),
               "--effect", "add_note=prepare", "--mcp", "--", *server)  # fmt: skip
-    assert ran.code == 0 and "for: delete_note;" in ran.err
+    assert ran.code == 0 and "for: delete_note (no readOnlyHint: true)" in ran.err
     effects = {t.name: t.effect for t in load_contract(out).tools}
     assert effects == {"search_notes": "read", "add_note": "prepare", "delete_note": "execute"}
     ran = cli(

@@ -187,7 +187,10 @@ def test_import_defaults_to_execute_and_names_each_defaulted_tool(tmp_path: Path
     argv = ("contract", "import", "--from", "openai", src, "--name", "w", "--version", "1")
     ran = cli(*argv, "--out", str(out))
     assert ran.code == 0 and ran.out.strip() == str(out)
-    assert "effect defaulted to execute (state-changing) for: get_weather, book_table" in ran.err
+    assert (
+        "effect execute (state-changing) for: get_weather, book_table (no readOnlyHint: true)"
+        in ran.err
+    )
     contract = load_contract(out)
     assert [t.effect for t in contract.tools] == ["execute", "execute"]
     assert contract.source is not None and contract.source["kind"] == "openai"
@@ -332,3 +335,27 @@ def test_a_command_after_dashes_goes_only_with_a_server_flag(cli: Cli) -> None:
     assert ran.code == 2 and "a command after -- goes with --against-mcp" in ran.err
     ran = cli("contract", "export", "--to", "gemini", "--", "server")
     assert ran.code == 2 and "export takes no command after --" in ran.err
+
+
+def test_values_a_contract_cannot_hold_are_one_line_errors_from_files(
+    tmp_path: Path, cli: Cli
+) -> None:
+    big = '[{"type":"function","function":{"name":"big","description":"d","parameters":' \
+        '{"type":"object","properties":{"n":{"type":"integer","maximum":1180591620717411303424}}}}}]'  # fmt: skip
+    deep: dict[str, object] = {"type": "object"}
+    for i in range(150):
+        deep = {"type": "object", "properties": {f"l{i}": deep}}
+    nested = json.dumps([{"type": "function", "function": {"name": "deep", "parameters": deep}}])
+    for name, text, message in [
+        ("big.json", big, "$[0].function.parameters.properties.n.maximum: 1180591620717411303424 "
+                          "is beyond 64 bits"),
+        ("deep.json", nested, "nested deeper than 128 levels"),
+    ]:  # fmt: skip
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        out = tmp_path / f"out-{name}"
+        ran = cli("contract", "import", "--from", "openai", str(path), "--name", "x",
+                  "--version", "1", "--out", str(out))  # fmt: skip
+        assert ran.code == 2 and message in ran.err, ran.err
+        assert "Traceback" not in ran.err and len(ran.err.strip().splitlines()) == 1
+        assert not out.exists()

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolstand.adapters.anthropic import AnthropicAdapter
-from toolstand.adapters.base import Adapter, RequestSettings
+from toolstand.adapters.base import Adapter, RequestSettings, SchemaNote
 from toolstand.adapters.gemini import GeminiAdapter
 from toolstand.adapters.openai_chat import OpenAIChatAdapter
 from toolstand.adapters.openai_responses import OpenAIResponsesAdapter
@@ -40,8 +40,15 @@ def tools_payload(
     """The ``tools`` value an ``api`` request carries for these tools with these run
     options (``strict``, ``gemini_schema``): built by the adapter itself, so it is exactly
     what a run would send."""
+    return tools_built(api, tools, options)[0]
+
+
+def tools_built(
+    api: Api, tools: list[ToolSpec], options: Mapping[str, Any] | None = None
+) -> tuple[list[dict[str, Any]], list[SchemaNote]]:
+    """``tools_payload`` and the schema notes a run records with it."""
     if not tools:
-        return []
+        return [], []
     settings = RequestSettings(options=dict(options or {}))
     built = get_adapter(api).build_request(
         base_url="http://localhost",
@@ -52,7 +59,7 @@ def tools_payload(
         settings=settings,
     )
     payload: list[dict[str, Any]] = built.http.body["tools"]
-    return payload
+    return payload, built.schema_notes
 
 
-__all__ = ["APIS", "Adapter", "UnknownApiError", "get_adapter", "tools_payload"]
+__all__ = ["APIS", "Adapter", "UnknownApiError", "get_adapter", "tools_built", "tools_payload"]

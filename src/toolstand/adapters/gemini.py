@@ -42,7 +42,7 @@ from toolstand.adapters.base import (
     unknown_finish,
     unread_item,
 )
-from toolstand.adapters.schema import to_gemini_parameters
+from toolstand.adapters.gemini_parameters import to_gemini_parameters
 from toolstand.adapters.tools import SentTools, sent_tools
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.spec.contract import ToolSpec

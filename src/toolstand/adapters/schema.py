@@ -119,47 +119,6 @@ def strip_private(tool: str, parameters: dict[str, Any]) -> tuple[dict[str, Any]
     return map_schema(json_copy(parameters), (), drop_private), notes
 
 
-def to_gemini_parameters(
-    tool: str, parameters: dict[str, Any]
-) -> tuple[dict[str, Any], list[SchemaNote]]:
-    """Fit a JSON Schema into Gemini's OpenAPI subset (the ``parameters`` field)."""
-    notes: list[SchemaNote] = []
-
-    def note(parts: Parts, action: Any, keyword: str, detail: str) -> None:
-        notes.append(SchemaNote(tool, json_path(parts), action, keyword, detail))
-
-    def fit(node: dict[str, Any], parts: Parts) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            if key == "type" and isinstance(value, list):
-                kinds = [t for t in value if t != "null"]
-                if len(kinds) == 1:
-                    out["type"] = kinds[0]
-                else:
-                    out["anyOf"] = [{"type": t} for t in kinds]
-                if "null" in value:
-                    out["nullable"] = True
-                note(parts, "rewritten", "type", f"type list {value} as type/anyOf + nullable")
-            elif key == "const":
-                if isinstance(value, str):
-                    out["enum"] = [value]
-                    note(parts, "rewritten", "const", "as a one-value enum")
-                else:
-                    note(parts, "dropped", "const", "Gemini enums hold strings only")
-            elif key == "enum" and not all(isinstance(v, str) for v in value or []):
-                note(parts, "dropped", "enum", "Gemini enums hold strings only")
-            elif key == "oneOf":
-                out["anyOf"] = value
-                note(parts, "rewritten", "oneOf", "as anyOf (looser: more than one may match)")
-            elif key in GEMINI_SCHEMA_FIELDS:
-                out[key] = value
-            else:
-                note(parts, "dropped", key, "not a field of Gemini's Schema (would be a 400)")
-        return out
-
-    return map_schema(json_copy(parameters), (), fit), notes
-
-
 def check_sent_schema(canonical: Any, sent: Any, tool: str) -> list[SchemaNote]:
     """Notes (action ``lost``) for every required name, enum, additionalProperties and
     description of the canonical schema that the sent schema does not carry unchanged."""

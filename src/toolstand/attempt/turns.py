@@ -27,6 +27,7 @@ from toolstand.spec.config import Config, RunSpec
 from toolstand.spec.contract import Contract, ToolSpec
 from toolstand.transport import Exchange, RetryPolicy, exchange, request_hash, sanitize_request
 from toolstand.types import (
+    SIM_CASE_HEADER,
     AttemptRecord,
     FeedbackStyle,
     FollowupJudgement,
@@ -229,6 +230,8 @@ async def first_turn(
         tools=state.offered,
         settings=state.settings,
     )
+    if state.target.spec.simulated and state.case.id.isascii():
+        built.http.headers[SIM_CASE_HEADER] = state.case.id  # kept by every later turn
     turn = await send(state, built, client, policy)
     state.first = turn
     if turn.decision is not None:

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from toolstand.importers.mcp import effect_of
+from toolstand.importers.merge import Previous, kept_overrides, merge
 from toolstand.importers.providers import RawTool, SourceTools
 from toolstand.spec.contract import Contract, parse_contract
 from toolstand.types import EFFECTS
@@ -55,7 +56,8 @@ def source_hash(tools: list[RawTool]) -> str:
 def decide_effects(
     tools: list[RawTool], overrides: dict[str, str]
 ) -> tuple[list[dict[str, Any]], list[Problem]]:
-    """Each tool with its effect, and a warning listing those defaulted to execute."""
+    """Each tool with its effect, and a warning listing those made ``execute`` by their
+    server's ``readOnlyHint: false`` and those made so by default."""
     names = {t["name"] for t in tools}
     unknown = sorted(set(overrides) - names)
     if unknown:
@@ -71,30 +73,40 @@ def decide_effects(
             ]
         )
     out: list[dict[str, Any]] = []
-    defaulted: list[str] = []
+    said: list[str] = []  # the server's readOnlyHint: false
+    defaulted: list[str] = []  # nothing said it is read-only
     for tool in tools:
         effect = overrides.get(tool["name"])
         if effect is None:
             effect = effect_of(tool.get("x-mcp"))
             if effect == "execute":
-                defaulted.append(tool["name"])
+                hint = (tool.get("x-mcp") or {}).get("readOnlyHint")
+                (said if hint is False else defaulted).append(tool["name"])
         spec = {
             "name": tool["name"],
             "description": tool["description"],
             "effect": effect,
             "parameters": tool["parameters"],
         }
-        if "x-mcp" in tool:
-            spec["x-mcp"] = tool["x-mcp"]
+        for key in ("x-mcp", "x-mcp-name"):
+            if key in tool:
+                spec[key] = tool[key]
         out.append(spec)
     warnings = []
-    if defaulted:
+    if said or defaulted:
+        parts = []
+        if said:
+            whose = "its server's" if len(said) == 1 else "their server's"
+            parts.append(f"for: {', '.join(said)} ({whose} readOnlyHint: false)")
+        if defaulted:
+            by = "by default " if said else ""
+            parts.append(f"{by}for: {', '.join(defaulted)} (no readOnlyHint: true)")
         warnings.append(
             Problem(
                 "--effect",
                 None,
                 "$",
-                f"effect defaulted to execute (state-changing) for: {', '.join(defaulted)}; "
+                f"effect execute (state-changing) {'; '.join(parts)}; "
                 "say otherwise with --effect NAME=read|prepare",
                 "warning",
             )
@@ -103,13 +115,25 @@ def decide_effects(
 
 
 def build_contract(
-    source: SourceTools, *, name: str, version: str, effects: dict[str, str], out: str
-) -> tuple[Contract, bytes, list[Problem]]:
-    """The contract, its file's bytes, and the warnings; refused if the source had errors
-    or the result does not meta-validate (each problem naming where it came from)."""
+    source: SourceTools,
+    *,
+    name: str,
+    version: str,
+    effects: dict[str, str],
+    out: str,
+    previous: Previous | None = None,
+) -> tuple[Contract, bytes, list[Problem], list[str]]:
+    """The contract, its file's bytes, the warnings, and (over a ``previous`` contract)
+    the lines saying what the merge kept, changed and dropped; refused if the source had
+    errors or the result does not meta-validate (each problem naming where it came from)."""
     if source.errors:
         raise LoadError(source.errors)
-    tools, warnings = decide_effects(source.tools, effects)
+    kept = kept_overrides(previous, [t["name"] for t in source.tools], effects)
+    tools, warnings = decide_effects(source.tools, {**kept, **effects})
+    summary: list[str] = []
+    if previous is not None:
+        tools, merged = merge(tools, previous, kept)
+        summary = merged.lines()
     record = {**source.source, "imported_version": version, "hash": source_hash(source.tools)}
     data = {"name": name, "version": version, "tools": tools, "x-source": record}
     text = orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
@@ -119,14 +143,14 @@ def build_contract(
         # nothing was written: the paths mean something to the user, the lines do not
         unwritten = f"{out} (not written)"
         raise LoadError([replace(p, file=unwritten, line=None) for p in exc.problems]) from None
-    return contract, text, [*source.warnings, *warnings]
+    return contract, text, [*source.warnings, *warnings], summary
 
 
 def write_new(path: Path, data: bytes, *, force: bool = False) -> None:
     """Write through a temporary file; an existing file is kept unless ``force``, also
     one another process made meanwhile. A path that cannot be written is a LoadError."""
     if path.exists() and not force:
-        raise _exists(path)
+        raise exists_error(path)
     # this process's own: two imports writing at once never share a temporary file
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -135,7 +159,7 @@ def write_new(path: Path, data: bytes, *, force: bool = False) -> None:
         if force:
             os.replace(tmp, path)
         elif not _placed_new(tmp, path):
-            raise _exists(path)
+            raise exists_error(path)
     except OSError as exc:
         raise LoadError([Problem(str(path), None, "$", f"cannot write: {exc.strerror}")]) from None
     finally:
@@ -154,7 +178,7 @@ def _placed_new(tmp: Path, path: Path) -> bool:
     return True
 
 
-def _exists(path: Path) -> LoadError:
+def exists_error(path: Path) -> LoadError:
     return LoadError(
         [Problem(str(path), None, "$", "already exists; not overwritten (use --force)")]
     )

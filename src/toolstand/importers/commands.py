@@ -8,7 +8,10 @@ exported tools, one line per difference) goes to stdout.
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +27,15 @@ def _say(problems: list[Problem]) -> None:
         print(str(problem), file=sys.stderr)
 
 
-def read_source(args: argparse.Namespace) -> tuple[SourceTools, str]:
-    """The tools of the source the flags name, and how to name that source in a message."""
+def read_source(
+    args: argparse.Namespace, skip: frozenset[str] = frozenset()
+) -> tuple[SourceTools, str]:
+    """The tools of the source the flags name (less those in ``--skip`` and ``skip``),
+    and how to name that source in a message."""
     command: list[str] = args.server_command
+    if args.mcp and not command and args.mcp_url is None:
+        message = "put the server's command after --: --mcp -- CMD ARGS..."
+        raise LoadError([Problem("--mcp", None, "$", message)])
     given = [args.source_file is not None, bool(args.mcp or command), args.mcp_url is not None]
     if sum(given) > 1:
         message = "give one source: a tool JSON file, --mcp -- CMD..., or --mcp-url URL"
@@ -48,9 +57,13 @@ def read_source(args: argparse.Namespace) -> tuple[SourceTools, str]:
     if args.mcp_url is not None and not _http_url(args.mcp_url):
         message = f"{args.mcp_url!r} is not an http(s) URL with a host"
         raise LoadError([Problem("--mcp-url", None, "$", message)])
+    headers = parse_headers(args.header or [])
+    if headers and args.mcp_url is None:
+        message = "headers go to a streamable HTTP server: give --mcp-url URL"
+        raise LoadError([Problem("--header", None, "$", message)])
     where = args.mcp_url or " ".join(command)
-    listing = fetch(None if args.mcp_url else command, args.mcp_url)
-    source = listing_tools(listing, where)
+    listing = fetch(None if args.mcp_url else command, args.mcp_url, headers)
+    source = listing_tools(listing, where, frozenset(args.skip or []), skip)
     print(
         visible(
             f"MCP server {_named(listing.server)}: {len(listing.tools)} tools "
@@ -59,6 +72,47 @@ def read_source(args: argparse.Namespace) -> tuple[SourceTools, str]:
         file=sys.stderr,
     )
     return source, where
+
+
+# header names whose value is a credential: it must come from the environment
+_SECRET = re.compile(r"authorization|cookie|token|key|secret|password", re.IGNORECASE)
+_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def parse_headers(items: list[str]) -> dict[str, str]:
+    """``--header 'NAME: VALUE'``, with ``${VAR}`` in VALUE read from the environment
+    (quoted so the shell leaves it: ``ps`` and the shell's history show the name only).
+    A credential's header must take its secret from a variable, never be given it."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition(":")
+        name, value = name.strip(), value.strip()
+        if (
+            not sep
+            or not name
+            or not value
+            or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name)
+        ):
+            message = f"{visible(item[:40])!r}: write 'NAME: VALUE', e.g. 'Authorization: Bearer ${{MCP_TOKEN}}'"
+            raise LoadError([Problem("--header", None, "$", message)])
+        if _SECRET.search(name) and not _REFERENCE.search(value):
+            message = (
+                f"{name}: take the value from an environment variable, never the secret "
+                f"itself (it would show in ps and your shell's history): "
+                f"--header '{name}: Bearer ${{MCP_TOKEN}}'"
+            )
+            raise LoadError([Problem("--header", None, "$", message)])
+
+        out[name] = _REFERENCE.sub(partial(_variable, name), value)
+    return out
+
+
+def _variable(header: str, match: re.Match[str]) -> str:
+    var = match.group(1) or match.group(2)
+    if var not in os.environ:
+        message = f"{header}: the environment variable {var} is not set"
+        raise LoadError([Problem("--header", None, "$", message)])
+    return os.environ[var]
 
 
 def _http_url(url: str) -> bool:
@@ -73,15 +127,31 @@ def _named(server: dict[str, Any]) -> str:
 
 
 def cmd_contract_import(args: argparse.Namespace) -> int:
-    from toolstand.importers.build import build_contract, parse_effects, write_new
+    from toolstand.importers.build import build_contract, exists_error, parse_effects, write_new
+    from toolstand.importers.merge import read_previous
 
     effects = parse_effects(args.effect or [])  # before a server is started for nothing
-    source, where = read_source(args)
-    contract, text, warnings = build_contract(
-        source, name=args.name, version=args.version, effects=effects, out=args.out
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        raise exists_error(out)  # before a server is started for nothing
+    previous, replaced = read_previous(out) if args.force else (None, [])
+    source, where = read_source(args, previous.skipped if previous is not None else frozenset())
+    contract, text, warnings, summary = build_contract(
+        source,
+        name=args.name,
+        version=args.version,
+        effects=effects,
+        out=args.out,
+        previous=previous,
     )
-    write_new(Path(args.out), text, force=args.force)
-    _say(warnings)
+    write_new(out, text, force=args.force)
+    _say([*replaced, *warnings])
+    for note in source.notes:
+        print(visible(note), file=sys.stderr)
+    if previous is not None:
+        print(visible(f"re-imported over {args.out}, merging:"), file=sys.stderr)
+        for line in summary:
+            print(visible(f"  {line}"), file=sys.stderr)
     print(
         visible(f"imported {len(contract.tools)} tools from {where} into {args.out}"),
         file=sys.stderr,
@@ -91,7 +161,7 @@ def cmd_contract_import(args: argparse.Namespace) -> int:
 
 
 def cmd_contract_export(args: argparse.Namespace) -> int:
-    from toolstand.importers.export import EXPORT_APIS, export_tools
+    from toolstand.importers.export import EXPORT_APIS, export_tools, note_line
     from toolstand.spec.contract import load_contract
 
     contract = load_contract(args.tools)
@@ -107,8 +177,10 @@ def cmd_contract_export(args: argparse.Namespace) -> int:
             message = f"no such tool: {', '.join(unknown)}; the contract has: {allowed}"
             raise LoadError([Problem("--only", None, "$", message)])
         tools = contract.subset(wanted)
-    wire = export_tools(tools, args.to, _options(args.option or [], EXPORT_APIS[args.to]))
+    wire, notes = export_tools(tools, args.to, _options(args.option or [], EXPORT_APIS[args.to]))
     sys.stdout.write(orjson.dumps(wire, option=orjson.OPT_INDENT_2).decode() + "\n")
+    for note in notes:  # as a run records them: what the model is sent differs here
+        print(visible(note_line(note)), file=sys.stderr)
     return 0
 
 
@@ -148,7 +220,9 @@ def cmd_check_drift(args: argparse.Namespace) -> int:
 
     contract_path = Path(args.tools)
     contract = load_contract(contract_path)
-    source, where = read_source(args)
+    skipped = (contract.source or {}).get("skipped")
+    kept_out = frozenset(n for n in skipped or [] if isinstance(n, str))
+    source, where = read_source(args, kept_out)
     if source.errors:
         raise LoadError(source.errors)
     if not args.quiet:

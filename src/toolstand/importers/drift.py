@@ -3,7 +3,10 @@
 A difference is a tool added or removed, a description or parameter schema changed,
 or an MCP annotation whose change moves the effect it implies. Each is one line naming
 the tool and the JSON path in the contract. Private ``x-`` keywords inside parameters
-(``x-normalize``) are the stand's own and are not compared: the adapters never send them.
+(``x-normalize``) are the stand's own and are not compared: the adapters never send them;
+a property *named* ``x-...`` is sent, and compared. Values are compared with their JSON
+types (``1``, ``1.0`` and ``true`` differ); ``required``, ``type``, ``enum`` and the
+members of ``anyOf``/``oneOf``/``allOf`` are sets, so a new order is no drift.
 
 The rule (seed 001, now against the source of truth): a contract that differs from its
 source fails unless its version moved on from the one it was recorded at — the lock's
@@ -15,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from toolstand.adapters.schema import MAP_KEYS, strip_private
 from toolstand.importers.mcp import effect_of
 from toolstand.importers.providers import RawTool
-from toolstand.spec.contract import Contract
+from toolstand.spec.contract import DATA_KEYWORDS, Contract
 from toolstand.util.printable import visible
 from toolstand.util.problems import json_path
 
@@ -44,17 +48,47 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _public(schema: Any) -> Any:
-    """The schema without the stand's private ``x-`` keywords, at any depth."""
-    if isinstance(schema, dict):
-        return {k: _public(v) for k, v in schema.items() if not str(k).startswith("x-")}
-    if isinstance(schema, list):
-        return [_public(v) for v in schema]
-    return schema
+def _public(name: str, schema: dict[str, Any]) -> Any:
+    """The schema as the adapters send it: without the stand's private ``x-`` keywords
+    (``x-normalize``), at any depth; a property *named* ``x-...`` is kept."""
+    return strip_private(name, schema)[0]
 
 
-def _diff(old: Any, new: Any, parts: Parts) -> list[tuple[Parts, str]]:
-    """Each path where two JSON values differ, deepest first found; lists compared whole."""
+# keywords whose list value means a set: reordering it changes nothing the judge checks
+# (nor what a schema accepts). Every other list (prefixItems, default, examples, const)
+# is compared in order.
+SET_KEYWORDS = frozenset({"required", "type", "enum", "anyOf", "oneOf", "allOf"})
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality that tells 1 from 1.0 from true, and [0, 1] from [false, true]."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _key(value: Any) -> str:
+    """A value's canonical text, with its types (1 and 1.0 differ)."""
+    import orjson
+
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def _as_set(key: Any, old: list[Any], new: list[Any]) -> bool:
+    """Whether two lists under ``key`` hold the same members in another order."""
+    return key in SET_KEYWORDS and sorted(map(_key, old)) == sorted(map(_key, new))
+
+
+def _diff(
+    old: Any, new: Any, parts: Parts, data: bool = False, keyword: str | None = None
+) -> list[tuple[Parts, str]]:
+    """Each path where two JSON values differ, deepest first found. ``data``: inside a
+    data keyword (``enum``, ``default`` ...); ``keyword``: the schema keyword whose value
+    these are (None for a property's name, or data)."""
     if isinstance(old, dict) and isinstance(new, dict):
         out: list[tuple[Parts, str]] = []
         for key in [*old, *(k for k in new if k not in old)]:
@@ -64,9 +98,17 @@ def _diff(old: Any, new: Any, parts: Parts) -> list[tuple[Parts, str]]:
             elif b is _MISSING:
                 out.append(((*parts, key), f"removed from the source (was {_show(a)})"))
             else:
-                out += _diff(a, b, (*parts, key))
+                at_keyword = not data and keyword not in MAP_KEYS
+                inner = data or (at_keyword and key in DATA_KEYWORDS)
+                out += _diff(a, b, (*parts, key), inner, key if at_keyword else None)
         return out
-    if old == new and type(old) is type(new):
+    if isinstance(old, list) and isinstance(new, list):
+        if _as_set(keyword, old, new):
+            return []
+        if len(old) == len(new) and keyword not in ("required", "type", "enum"):
+            return [d for i, (a, b) in enumerate(zip(old, new, strict=True))
+                    for d in _diff(a, b, (*parts, i), data)]  # fmt: skip
+    if _same(old, new):
         return []
     return [(parts, f"changed: {_show(old)} → {_show(new)}")]
 
@@ -92,7 +134,9 @@ def compare(contract: Contract, source: list[RawTool], *, annotated: bool) -> li
             continue
         changes = _diff(spec.description, tool["description"], (*base, "description"))
         changes += _diff(
-            _public(spec.parameters), _public(tool["parameters"]), (*base, "parameters")
+            _public(spec.name, spec.parameters),
+            _public(spec.name, tool["parameters"]),
+            (*base, "parameters"),
         )
         out += [Drift(spec.name, json_path(parts), message) for parts, message in changes]
         if annotated:

@@ -31,7 +31,27 @@ def _source_flags(p: argparse.ArgumentParser, *, mcp: str, file: str) -> None:
         metavar="URL",
         help="a streamable HTTP MCP server, e.g. http://127.0.0.1:8000/mcp",
     )
+    _server_flags(p)
     p.add_argument("--from", dest="api", choices=PROVIDER_APIS, help=file)
+
+
+def _server_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """What an MCP server is sent (headers) and which of its tools are left out."""
+    p.add_argument(
+        "--header",
+        action="append",
+        metavar="'NAME: VALUE'",
+        help="an HTTP header for --mcp-url, its secret from the environment: "
+        "--header 'Authorization: Bearer ${MCP_TOKEN}' (single quotes: the shell, ps and "
+        "your history see the variable's name only)",
+    )
+    p.add_argument(
+        "--skip",
+        action="append",
+        metavar="TOOL",
+        help="leave out the server's tool TOOL (its own name); recorded in x-source, so "
+        "drift leaves it out too",
+    )
 
 
 def add_drift_flags(c: argparse.ArgumentParser) -> None:
@@ -53,6 +73,7 @@ def add_drift_flags(c: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="against a streamable HTTP MCP server",
     )
+    _server_flags(g)
     g.add_argument(
         "--against",
         dest="source_file",

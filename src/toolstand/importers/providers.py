@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolstand.importers.gemini_schema import from_gemini_schema
+from toolstand.importers.values import value_problem
 from toolstand.util.jsonpos import line_index, line_of
 from toolstand.util.problems import LoadError, Problem, json_document, json_path, read_file
 
@@ -51,6 +52,8 @@ class SourceTools:
     errors: list[Problem] = field(default_factory=list)
     # what the contract records in x-source besides its hash (kind, server ...)
     source: dict[str, Any] = field(default_factory=dict)
+    # what the import summary says besides (tools renamed, skipped)
+    notes: list[str] = field(default_factory=list)
 
 
 class _Reader:
@@ -178,6 +181,10 @@ def parse_provider_tools(text: str | bytes, api: str, file: str) -> SourceTools:
         )
     raw, data = json_document(text, file)
     r = _Reader(file, raw)
+    odd = value_problem(_faithful(raw, data), ())
+    if odd is not None:
+        path, message = odd
+        raise LoadError([Problem(file, None, path, message)])
     base: Parts = ()
     if isinstance(data, dict) and isinstance(data.get("tools"), list):
         data, base = data["tools"], ("tools",)
@@ -193,6 +200,19 @@ def parse_provider_tools(text: str | bytes, api: str, file: str) -> SourceTools:
             r.problem((*base, i), "a tool is an object")
     r.out.source = {"kind": api}
     return r.out
+
+
+def _faithful(raw: str, data: Any) -> Any:
+    """``data`` with integers as the text writes them: orjson reads one beyond 64 bits as
+    a float, without a word. Only text with such a run of digits pays for a second read."""
+    if not re.search(r"\d{19,}", raw):
+        return data
+    import json
+
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return data
 
 
 def read_provider_tools(path: str | Path, api: str) -> SourceTools:

@@ -47,11 +47,10 @@ def careful_arguments(exp: ExpectedCall, tool: ToolSpec | None) -> dict[str, Any
     return out
 
 
-def sim_view(case: Case) -> Case:
-    """The case as the personas read it: ``accept`` as concrete arguments."""
-    if case.tools is None:
-        return case
-    tools = {t.name: t for t in case.tools}
+def sim_view(case: Case, contract_tools: tuple[ToolSpec, ...] = ()) -> Case:
+    """The case as the personas read it: ``accept`` as concrete arguments, checked
+    against the case's own tools, else the contract's."""
+    tools = {t.name: t for t in (case.tools if case.tools is not None else contract_tools)}
     expect = case.expect
     if expect.any_call and case.tools:
         view = Expectation(kind="tool_call", tool=case.tools[0].name)
@@ -75,10 +74,13 @@ def sim_view(case: Case) -> Case:
 
 
 class OwnToolsIndex:
-    """Cases by conversation and offered tool names; the rest as CaseIndex finds them."""
+    """Cases by id (the header a run sends), by conversation and offered tool names; the
+    rest as CaseIndex finds them."""
 
-    def __init__(self, cases: list[Case]) -> None:
-        self._plain = CaseIndex([c for c in cases if c.tools is None])
+    def __init__(self, cases: list[Case], contract_tools: tuple[ToolSpec, ...] = ()) -> None:
+        plain = [sim_view(c, contract_tools) for c in cases if c.tools is None]
+        self._plain = CaseIndex(plain)
+        self._by_id = {c.id: c for c in plain}
         self._own: dict[tuple[Conversation, Signature], Case] = {}
         self._own_by_text: dict[Conversation, Case] = {}  # when no tool was sent
         for case in cases:
@@ -86,11 +88,20 @@ class OwnToolsIndex:
                 key = tuple((m["role"], m["content"].strip()) for m in case.conversation)
                 tools = signature({t.name: t.parameters for t in case.tools})
                 view = sim_view(case)
+                self._by_id.setdefault(case.id, view)
                 self._own.setdefault((key, tools), view)
                 self._own_by_text.setdefault(key, view)
 
-    def find(self, conversation: Conversation, offered: dict[str, dict[str, Any]]) -> Case | None:
-        """The case asked: by conversation and offered tools, else by conversation."""
+    def find(
+        self,
+        conversation: Conversation,
+        offered: dict[str, dict[str, Any]],
+        case_id: str | None = None,
+    ) -> Case | None:
+        """The case asked: by its id, else by conversation and offered tools, else by
+        conversation."""
+        if case_id is not None and case_id in self._by_id:
+            return self._by_id[case_id]
         if self._own:
             case = self._own.get((conversation, signature(offered)))
             if case is None and not offered:

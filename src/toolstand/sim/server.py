@@ -45,7 +45,7 @@ from toolstand.sim.wire_gemini import GeminiWire
 from toolstand.sim.wire_responses import ResponsesWire
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract
-from toolstand.types import APIS
+from toolstand.types import APIS, SIM_CASE_HEADER
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ class SimServer:
         self.in_flight = 0
         self.outcomes: Counter[str] = Counter()
         self.root = ""
-        self._index = OwnToolsIndex(cases)
+        self._index = OwnToolsIndex(cases, tuple(contract.tools))
         self._effects = {t.name: t.effect for t in contract.tools}
         self._hints = hints_for(contract.tools)
         self._wires: dict[str, Wire] = {
@@ -290,7 +290,7 @@ class SimServer:
             )
         turn = wire.parse(body, model)
         turn.hints = self._hints
-        case = self._index.find(turn.conversation, turn.tools)
+        case = self._index.find(turn.conversation, turn.tools, request.headers.get(SIM_CASE_HEADER))
         fingerprint = hashlib.blake2b(
             request.path.encode() + b"\0" + request.body, digest_size=16
         ).digest()

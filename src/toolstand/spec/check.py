@@ -12,6 +12,7 @@ import orjson
 from toolstand.adapters.strict import ANTHROPIC_UNSUPPORTED, OPENAI_UNSUPPORTED
 from toolstand.spec.cases import CaseFile, load_case_set
 from toolstand.spec.contract import Contract, ToolSpec, load_contract, meta_problem, validator_for
+from toolstand.spec.portability import portability_warnings
 from toolstand.spec.violations import violations
 from toolstand.util.jsonpos import line_index, line_of
 from toolstand.util.problems import LoadError, Problem, json_path
@@ -113,6 +114,32 @@ def api_warnings(contract: Contract, file: str, text: str) -> list[Problem]:
                         parts,
                         "openai and anthropic strict modes need additionalProperties: false on every object",
                     )
+    portability_warnings(contract, warn)
+    return out
+
+
+def twin_warnings(casefile: CaseFile) -> list[Problem]:
+    """A case asking what an earlier one asks (same conversation, same tools offered):
+    a real model cannot tell them apart, whatever each expects."""
+    out: list[Problem] = []
+    first: dict[tuple[Any, ...], tuple[str, int]] = {}
+    for line in casefile.lines:
+        case = line.case
+        if case is None:
+            continue
+        talk = tuple((m["role"], m["content"].strip()) for m in case.conversation)
+        tools = tuple(t.name for t in case.tools) if case.tools is not None else None
+        key = (talk, tools, tuple(case.active_tools or ()))
+        if key in first:
+            cid, number = first[key]
+            where = "$.user" if case.user is not None else "$.messages"
+            message = (
+                f"the same question as case {cid!r} (line {number}): a model cannot tell "
+                "them apart (the simulator answers each by its id)"
+            )
+            out.append(Problem(line.file or casefile.path, line.number, where, message, "warning"))
+        else:
+            first[key] = (case.id, line.number)
     return out
 
 
@@ -153,6 +180,10 @@ def check_cases(casefile: CaseFile, contract: Contract) -> list[Problem]:
             tool = own.tool(exp.tool)
             if tool is None:
                 add((*parts, "tool"), f"unknown tool {exp.tool!r}; the contract has: {allowed}")
+                continue
+            if tool.name != exp.tool:  # found by x-mcp-name: no call the model makes matches
+                add((*parts, "tool"), f"{exp.tool!r} is the server's name; the model is sent "
+                    f"{tool.name!r}: expect that")  # fmt: skip
                 continue
             if case.active_tools is not None and exp.tool not in case.active_tools:
                 add((*parts, "tool"), f"expects {exp.tool!r}, which active_tools does not offer")
@@ -234,7 +265,7 @@ def accept_problems(
 
 def case_problems(casefile: CaseFile, contract: Contract) -> list[Problem]:
     """Every problem `check` finds in a case file that loaded; `run` refuses its errors."""
-    return [*casefile.problems, *check_cases(casefile, contract)]
+    return [*casefile.problems, *check_cases(casefile, contract), *twin_warnings(casefile)]
 
 
 def lock_path(contract_path: Path) -> Path:
@@ -291,7 +322,8 @@ def record_source(contract: Contract, contract_path: Path, source_hash: str) -> 
     return path
 
 
-def run_check(tools: Path, cases: Path | list[Path], *, lock: bool = False) -> CheckResult:
+def run_check(tools: Path, cases: Path | list[Path] | None, *, lock: bool = False) -> CheckResult:
+    """Lint the contract, and the cases against it (none: the contract alone)."""
     result = CheckResult()
     try:
         contract = load_contract(tools)
@@ -300,11 +332,12 @@ def run_check(tools: Path, cases: Path | list[Path], *, lock: bool = False) -> C
         return result
     result.problems.extend(api_warnings(contract, str(tools), tools.read_text(encoding="utf-8")))
     try:
-        casefile = load_case_set(cases, strict=False)
+        casefile = load_case_set(cases, strict=False) if cases is not None else None
     except LoadError as exc:
         result.problems.extend(exc.problems)
     else:
-        result.problems.extend(case_problems(casefile, contract))
+        if casefile is not None:
+            result.problems.extend(case_problems(casefile, contract))
     if lock and not result.errors:
         result.problems.extend(check_lock(contract, tools))
     return result

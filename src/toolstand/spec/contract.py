@@ -18,6 +18,7 @@ from referencing import Registry
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
 
+from toolstand.spec.ecma_regex import FORMATS, with_ecma_patterns
 from toolstand.spec.schema_limits import depth_problem, ref_cycle_problem
 from toolstand.types import Effect
 from toolstand.util.canonical import canonical_hash, canonical_json
@@ -55,9 +56,21 @@ def _refuse(uri: str) -> NoReturn:
 NO_RETRIEVE: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
 
 
+def dialect(schema: Any) -> Any:
+    """The validator class of the dialect ``schema`` declares in ``$schema`` (draft-07,
+    which zod and npm servers emit, ...), Draft 2020-12 when it declares none."""
+    from jsonschema.validators import validator_for as declared
+
+    if not isinstance(schema, dict) or not isinstance(schema.get("$schema"), str):
+        return Draft202012Validator
+    return declared(schema, default=Draft202012Validator)
+
+
 def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
-    """A Draft 2020-12 validator that can never fetch a remote ``$ref``."""
-    return Draft202012Validator(schema, registry=NO_RETRIEVE)
+    """A validator of the schema's own dialect that can never fetch a remote ``$ref``."""
+    kind = with_ecma_patterns(dialect(schema))
+    validator: Draft202012Validator = kind(schema, registry=NO_RETRIEVE)
+    return validator
 
 
 class FakeRule(BaseModel):
@@ -100,8 +113,10 @@ class ToolSpec(BaseModel):
     fake: list[FakeRule] | None = Field(default=None, alias="x-fake")
     sim: SimHints | None = Field(default=None, alias="x-sim")
     mcp: dict[str, Any] | None = Field(default=None, alias="x-mcp")
-    # where an imported tool came from: BFCL's original (dotted) name
+    # where an imported tool came from: BFCL's original (dotted) name, or an MCP
+    # server's name that the wire pattern does not allow (github.create_issue)
     bfcl_name: str | None = Field(default=None, alias="x-bfcl-name")
+    mcp_name: str | None = Field(default=None, alias="x-mcp-name")
 
     @cached_property
     def validator(self) -> Draft202012Validator:
@@ -133,15 +148,22 @@ class Contract(BaseModel):
         """SHA-256 of the canonical JSON (sorted keys, no whitespace)."""
         data = self.model_dump(mode="json")
         for tool in data["tools"]:  # a contract without the x- keys keeps its old hash
-            for key in ("x-fake", "x-sim", "x-mcp", "x-bfcl-name"):
+            for key in ("x-fake", "x-sim", "x-mcp", "x-bfcl-name", "x-mcp-name"):
                 if tool.get(key) is None:
                     tool.pop(key, None)
         if data.get("x-source") is None:
             data.pop("x-source", None)
         return canonical_hash(data)
 
+    @cached_property
+    def by_source_name(self) -> dict[str, ToolSpec]:
+        """Tools renamed for the wire, by the name their MCP server gives them."""
+        return {t.mcp_name: t for t in self.tools if t.mcp_name is not None}
+
     def tool(self, name: str) -> ToolSpec | None:
-        return self.by_name.get(name)
+        """The tool of this name: the wire name, else an MCP server's own (``x-mcp-name``)."""
+        found = self.by_name.get(name)
+        return found if found is not None else self.by_source_name.get(name)
 
     def subset(self, names: list[str] | None) -> list[ToolSpec]:
         """The tools offered for a case: all, or the named ones in contract order."""
@@ -276,11 +298,17 @@ def meta_problem(schema: dict[str, Any]) -> tuple[tuple[str | int, ...], str] | 
     bare = _without_annotations(schema)
     key = canonical_json(bare)
     if key not in _META_SEEN:
+        kind = dialect(schema)
         try:
-            Draft202012Validator.check_schema(bare)
+            kind.check_schema(bare, format_checker=FORMATS)
             _META_SEEN[key] = None
         except SchemaError as exc:
-            _META_SEEN[key] = (tuple(exc.path), f"not a valid Draft 2020-12 schema: {exc.message}")
+            name = (
+                "Draft 2020-12"
+                if kind is Draft202012Validator
+                else kind.__name__.removesuffix("Validator")
+            )
+            _META_SEEN[key] = (tuple(exc.path), f"not a valid {name} schema: {exc.message}")
     return _META_SEEN[key]
 
 
