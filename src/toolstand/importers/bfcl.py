@@ -22,7 +22,13 @@ from typing import Any
 
 import orjson
 
-from toolstand.importers.bfcl_schema import nullable_count, schema_type, to_tool, wire_name
+from toolstand.importers.bfcl_schema import (
+    nullable_count,
+    schema_type,
+    to_tool,
+    wire_name,
+    wire_names,
+)
 from toolstand.importers.bfcl_source import CATEGORIES, REFUSED, BfclSource
 from toolstand.importers.build import write_new
 from toolstand.spec.cases import Case
@@ -133,7 +139,8 @@ def expected_call(name: str, params: dict[str, list[Any]], tool: ToolSpec | None
         expanded = [x for v in kept for x in (_expand(v) if nested else [v])]
         if expanded:
             accept[param] = list({orjson.dumps(x): x for x in expanded}.values())
-    return {"tool": wire_name(name), "accept": accept, "may_omit": may_omit}
+    wire = tool.name if tool is not None else wire_name(name)
+    return {"tool": wire, "accept": accept, "may_omit": may_omit}
 
 
 def _truth_calls(truth: Any) -> list[tuple[str, dict[str, list[Any]]]]:
@@ -173,7 +180,13 @@ def to_case(
     category: str, entry: dict[str, Any], truth: list[dict[str, Any]] | None
 ) -> dict[str, Any]:
     """One BFCL entry as a case line's object, validated as a Case."""
-    tools = [to_tool(f) for f in entry.get("function") or []]
+    functions = entry.get("function") or []
+    names = wire_names(
+        [f["name"] for f in functions if isinstance(f, dict) and isinstance(f.get("name"), str)]
+    )
+    tools = [
+        to_tool(f, names.get(f.get("name")) if isinstance(f, dict) else None) for f in functions
+    ]
     data = {
         "id": entry["id"],
         "category": category,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from toolstand.importers.names import distinct
 from toolstand.spec.contract import ToolSpec
 
 TYPE_MAP: dict[str, str | None] = {
@@ -46,6 +47,19 @@ _REFUSED_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 def wire_name(name: str) -> str:
     """A name the wire APIs accept: ``.`` (and any other refused character) as ``_``."""
     return _REFUSED_CHARS.sub("_", name)[:64] or "_"
+
+
+def wire_names(names: list[str]) -> dict[str, str]:
+    """Each of one entry's function names → a distinct wire name: a name the wire takes
+    as it is keeps it, and a renamed one that would collide (``math.factorial`` beside
+    ``math_factorial``, two long names with the same first 64 characters) gets a suffix."""
+    out: dict[str, str] = {n: n for n in names if wire_name(n) == n}
+    taken = set(out.values())
+    for name in names:
+        if name not in out:
+            out[name] = distinct(wire_name(name), taken)
+            taken.add(out[name])
+    return out
 
 
 def convert_schema(schema: Any) -> Any:
@@ -109,8 +123,9 @@ def nullable_count(schema: Any) -> int:
     return (schema.get(NULLABLE) is True) + sum(nullable_count(s) for s in inner)
 
 
-def to_tool(function: dict[str, Any]) -> ToolSpec:
-    """One BFCL function as a ToolSpec (ValueError when it is not a BFCL function)."""
+def to_tool(function: dict[str, Any], renamed: str | None = None) -> ToolSpec:
+    """One BFCL function as a ToolSpec (ValueError when it is not a BFCL function);
+    ``renamed``: its wire name when its entry's names had to be kept apart."""
     name = function.get("name")
     if not isinstance(name, str) or not name:
         raise ValueError("a BFCL function has a 'name'")
@@ -119,7 +134,7 @@ def to_tool(function: dict[str, Any]) -> ToolSpec:
         raise ValueError(f"{name}: 'parameters' is an object, its 'properties' one too")
     parameters = convert_schema(given)
     parameters["type"] = "object"
-    renamed = wire_name(name)
+    renamed = renamed or wire_name(name)
     spec: dict[str, Any] = {
         "name": renamed,
         "description": str(function.get("description") or ""),

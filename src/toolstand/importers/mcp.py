@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolstand.importers.names import distinct
 from toolstand.importers.providers import NAME, SourceTools, name_problem
 from toolstand.importers.values import value_problem
 from toolstand.util.problems import LoadError, Problem
@@ -248,12 +249,7 @@ def _json(value: Any) -> str:
 def wire_name(name: str, taken: set[str]) -> str:
     """A name the wire allows for an MCP tool's name that it does not
     (``github.create_issue`` → ``github_create_issue``), distinct from ``taken``."""
-    base = re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "tool"
-    out, n = base, 1
-    while out in taken:
-        n += 1
-        out = f"{base[: 64 - len(str(n)) - 1]}_{n}"
-    return out
+    return distinct(re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "tool", taken)
 
 
 def listing_tools(
