@@ -1,0 +1,97 @@
+"""Whether a request asks for a stream (each API's own way), and the events that answer it.
+
+Chat Completions, Responses and Anthropic take ``"stream": true`` in the body (Chat
+also ``stream_options.include_usage``); Gemini takes the path
+``…:streamGenerateContent``, with ``?alt=sse`` for server-sent events (without it the API
+streams one JSON array; so does the simulator).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from toolstand.sim.stream import Framing, Splitter, Sse
+from toolstand.sim.stream_anthropic import anthropic_events
+from toolstand.sim.stream_chat import chat_events
+from toolstand.sim.stream_gemini import gemini_events
+from toolstand.sim.stream_responses import responses_events
+from toolstand.sim.turn import Answer, WireError
+
+# what a streamed request carries that its unstreamed twin does not
+STREAM_KEYS = ("stream", "stream_options")
+SSE_TYPE = "text/event-stream; charset=utf-8"
+
+
+@dataclass(slots=True, frozen=True)
+class StreamAsk:
+    """A request's streaming options."""
+
+    include_usage: bool = False  # Chat Completions' stream_options.include_usage
+    sse: bool = True  # Gemini without alt=sse: one JSON array instead
+
+
+def stream_ask(
+    api: str, body: dict[str, Any], gemini_stream: bool, query: dict[str, str]
+) -> StreamAsk | None:
+    """The request's streaming options, or None for an unstreamed request; a malformed
+    ``stream`` or ``stream_options`` is the API's 400."""
+    if api == "gemini":
+        return StreamAsk(sse=query.get("alt") == "sse") if gemini_stream else None
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        raise WireError(
+            "bad_request",
+            f"Invalid type for 'stream': expected a boolean, got {stream!r}.",
+            "stream",
+        )
+    options = body.get("stream_options")
+    if api == "openai-chat" and options is not None:
+        if not stream:
+            raise WireError(
+                "bad_request",
+                "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+                "stream_options",
+            )
+        if not isinstance(options, dict):
+            raise WireError(
+                "bad_request",
+                "Invalid type for 'stream_options': expected an object.",
+                "stream_options",
+            )
+    if not stream:
+        return None
+    usage = isinstance(options, dict) and options.get("include_usage") is True
+    return StreamAsk(include_usage=usage)
+
+
+def unstreamed(body: dict[str, Any]) -> dict[str, Any]:
+    """The body of the request's unstreamed twin."""
+    return {k: v for k, v in body.items() if k not in STREAM_KEYS}
+
+
+def stream_events(
+    api: str,
+    data: dict[str, Any],
+    answer: Answer,
+    ask: StreamAsk,
+    splitter: Splitter,
+    faults: frozenset[str],
+) -> list[Sse]:
+    """The events of the streamed form of ``data`` (the unstreamed body)."""
+    if api == "openai-chat":
+        return chat_events(data, splitter, faults, ask.include_usage)
+    if api == "openai-responses":
+        return responses_events(data, splitter, faults)
+    if api == "anthropic":
+        return anthropic_events(data, answer, splitter, faults)
+    return gemini_events(data, splitter, faults)
+
+
+def framing(api: str, faults: frozenset[str]) -> Framing:
+    return Framing(
+        crlf=api == "gemini",
+        comments="comment_keepalive" in faults,
+        data_first="field_order" in faults,
+        padding="json_padding" in faults,
+    )
