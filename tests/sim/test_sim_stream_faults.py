@@ -61,9 +61,23 @@ class Got:
         return any(e.data == "[DONE]" for e in self.events)
 
 
+# two-call cases: the faults that need two calls draw per case, so give them a few
+PAIRS = [
+    own_case(
+        f"pair{n}",
+        f"Заказы ORD-1{n:05} и ORD-2{n:05}?",
+        [
+            ("get_order", {"order_id": f"ORD-1{n:05}"}),
+            ("get_order", {"order_id": f"ORD-2{n:05}"}),
+        ],
+    )
+    for n in range(16)
+]
+
+
 @pytest.fixture
 def cases_plus(cases: list[Case]) -> list[Case]:
-    return [*cases, ZERO, ZERO_THEN]
+    return [*cases, ZERO, ZERO_THEN, *PAIRS]
 
 
 async def got(

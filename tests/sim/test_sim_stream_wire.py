@@ -3,6 +3,7 @@ same answer as unstreamed, and the three ways of cutting a stream (sim.stream_ch
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -13,6 +14,7 @@ from simwire import Read, build, for_case, read, send
 
 from toolstand.sim import SimServer
 from toolstand.sim.stream import PIECE_MAX, TOKEN_SIZES
+from toolstand.sim.streaming import unstreamed
 from toolstand.spec.cases import Case
 from toolstand.spec.config import parse_config
 from toolstand.spec.contract import Contract
@@ -394,3 +396,24 @@ def test_stream_chunks_config_names_path_and_allowed_values() -> None:
     with pytest.raises(LoadError) as exc:
         parse_config(base % '{"stream_faults": {"call_dropped": 1.0}}', "cfg.json")
     assert "$.sim.stream_faults" in str(exc.value) and "call_lost" in str(exc.value)
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_the_unstreamed_twin_is_the_same_bytes_without_the_stream_members(
+    indent: int | None,
+) -> None:
+    body: dict[str, Any] = {
+        "model": "m",
+        "input": [{"content": 'say "stream":true', "stream": True}],
+        "tools": [{"parameters": {"stream_options": {"x": [1, {"y": "}"}]}}}],
+    }
+    keys: list[tuple[str, Any]] = [("stream", True), ("stream_options", {"include_usage": True})]
+    twin = json.dumps(body, indent=indent, ensure_ascii=False).encode()
+    for at in (0, 1, 3):  # first, middle, last
+        for extra in (keys, keys[:1]):
+            items = list(body.items())
+            items[at:at] = extra
+            raw = json.dumps(dict(items), indent=indent, ensure_ascii=False).encode()
+            assert unstreamed(raw) == twin
+    assert unstreamed(twin) == twin
+    assert unstreamed(b'{"stream": true}') == b"{}"

@@ -1,7 +1,7 @@
 """SimServer: the simulated provider, a real HTTP server on loopback speaking four wire APIs.
 
-Determinism: a request's fingerprint is a hash of its unstreamed twin (the path and the
-body without the streaming keys, canonical JSON); the k-th time a fingerprint arrives
+Determinism: a request's fingerprint is a hash of its path and body, for a streamed one
+those of its unstreamed twin (streaming.unstreamed); the k-th time a fingerprint arrives
 streamed, or unstreamed, it gets draws seeded by (seed, fingerprint, k). So a repeated
 request gets a fresh draw, yet the multiset of a run's outcomes is fixed by the seed
 whatever the concurrency or arrival order, and the k-th streamed request gets the same
@@ -341,7 +341,7 @@ class SimServer:
         case = self._index.find(turn.conversation, turn.tools)
         # the unstreamed twin: the same fingerprint, so the same draws, streamed or not
         plain_path = request.path.replace(_GEMINI_STREAM, _GEMINI_SUFFIX)
-        plain = orjson.dumps(unstreamed(body), option=orjson.OPT_SORT_KEYS)
+        plain = request.body if ask is None else unstreamed(request.body)
         fingerprint = hashlib.blake2b(plain_path.encode() + b"\0" + plain, digest_size=16).digest()
         seen = (fingerprint, ask is not None)
         k = self._seen.get(seen, 0)

@@ -65,9 +65,55 @@ def stream_ask(
     return StreamAsk(include_usage=usage)
 
 
-def unstreamed(body: dict[str, Any]) -> dict[str, Any]:
-    """The body of the request's unstreamed twin."""
-    return {k: v for k, v in body.items() if k not in STREAM_KEYS}
+def unstreamed(raw: bytes) -> bytes:
+    """The bytes of the request's unstreamed twin: ``raw`` (a JSON object) with its top-level
+    ``stream`` and ``stream_options`` members cut out, separators and all, so a client that
+    serializes both requests alike sends exactly these bytes unstreamed."""
+    members = _members(raw)
+    kept = [(i, m) for i, m in enumerate(members) if m[2] not in STREAM_KEYS]
+    if len(kept) == len(members):
+        return raw
+    if not kept:
+        return raw[: members[0][0]] + raw[members[-1][1] :]
+    out = [raw[: members[0][0]]]
+    for n, (i, (start, end, _)) in enumerate(kept):
+        if n:
+            out.append(raw[members[i - 1][1] : start])  # the separator written before it
+        out.append(raw[start:end])
+    out.append(raw[members[-1][1] :])
+    return b"".join(out)
+
+
+def _members(raw: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, key) of each top-level member of a JSON object's text."""
+    out: list[tuple[int, int, str]] = []
+    depth, i, start, key = 0, 0, -1, ""
+    in_string = False
+    string_start = 0
+    while i < len(raw):
+        ch = raw[i]
+        if in_string:
+            if ch == 0x5C:  # backslash: skip the escaped byte
+                i += 1
+            elif ch == 0x22:
+                in_string = False
+                if depth == 1 and start < 0:
+                    start, key = string_start, raw[string_start + 1 : i].decode("utf-8", "replace")
+        elif ch == 0x22:
+            in_string, string_start = True, i
+        elif ch in b"{[":
+            depth += 1
+        elif ch in b"}]" or (ch == 0x2C and depth == 1):
+            if depth == 1 and start >= 0:
+                end = i
+                while raw[end - 1] in b" \t\r\n":
+                    end -= 1
+                out.append((start, end, key))
+                start = -1
+            if ch != 0x2C:
+                depth -= 1
+        i += 1
+    return out
 
 
 def stream_events(
