@@ -417,3 +417,63 @@ def test_the_unstreamed_twin_is_the_same_bytes_without_the_stream_members(
             assert unstreamed(raw) == twin
     assert unstreamed(twin) == twin
     assert unstreamed(b'{"stream": true}') == b"{}"
+
+
+async def test_a_cut_answer_streams_as_its_api_cuts_it(
+    client: httpx.AsyncClient, by_id: dict[str, Case], contract: Contract
+) -> None:
+    case = by_id["quote_complete"]
+    got: dict[str, list[Any]] = {}
+    for api in APIS:
+        body = for_case(api, "sim-careful", case, contract, max_tokens=3)
+        plain = (await send(client, api, "sim-careful", body)).json()
+        _, _, events = await streamed(client, api, "sim-careful", body)
+        got[api] = [e.json for e in events if e.data != "[DONE]"]
+        if api == "openai-chat":
+            (call,) = assemble(api, events)["choices"][0]["message"]["tool_calls"]
+            assert (
+                call["function"]["arguments"]
+                == plain["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
+            )
+    chat = [c["choices"][0]["finish_reason"] for c in got["openai-chat"] if c["choices"]]
+    assert chat[-1] == "length"
+    assert got["openai-responses"][-1]["type"] == "response.incomplete"
+    assert got["openai-responses"][-1]["response"]["incomplete_details"] == {
+        "reason": "max_output_tokens"
+    }
+    kinds = [e["type"] for e in got["anthropic"]]
+    assert "content_block_stop" not in kinds and kinds[-2:] == ["message_delta", "message_stop"]
+    assert got["anthropic"][-2]["delta"]["stop_reason"] == "max_tokens"
+    partial = "".join(
+        e["delta"].get("partial_json", "")
+        for e in got["anthropic"]
+        if e["type"] == "content_block_delta"
+    )
+    assert partial and not partial.endswith("}")  # cut inside the JSON, as recorded (S4.6)
+    assert [c["candidates"][0].get("finishReason") for c in got["gemini"]] == ["MAX_TOKENS"]
+
+
+async def test_a_streamed_answer_can_be_continued_by_previous_response_id(
+    client: httpx.AsyncClient, by_id: dict[str, Case], contract: Contract
+) -> None:
+    case = by_id["recovery_not_found"]
+    body = for_case("openai-responses", "sim-careful", case, contract)
+    _, _, events = await streamed(client, "openai-responses", "sim-careful", body)
+    final = events[-1].json["response"]
+    (call,) = [i for i in final["output"] if i["type"] == "function_call"]
+    follow = {
+        "model": "sim-careful",
+        "previous_response_id": final["id"],
+        "input": [
+            {
+                "type": "function_call_output",
+                "call_id": call["call_id"],
+                "output": '{"ok": false, "error": {"code": "ORDER_NOT_FOUND", "title": "не найден"}}',
+            }
+        ],
+    }
+    _, _, events = await streamed(client, "openai-responses", "sim-careful", follow)
+    text = "".join(
+        e.json["delta"] for e in events if e.json["type"] == "response.output_text.delta"
+    )
+    assert "ORDER_NOT_FOUND" in text and "не найден" in text
