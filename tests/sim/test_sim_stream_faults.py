@@ -309,8 +309,10 @@ async def test_error_inband_and_no_terminal(
             "error": {"type": "overloaded_error", "message": "Overloaded"},
         }
         assert g.events[-1].name == "error"
-    else:
-        assert last["error"]["code"] == 503 and last["error"]["status"] == "UNAVAILABLE"
+    else:  # a data chunk, or a bare JSON tail that is no SSE event at all
+        tail = g.raw[g.raw.rindex(b"\r\n\r\n") + 4 :]
+        error = last if "error" in last else orjson.loads(tail)
+        assert error["error"]["code"] == 503 and error["error"]["status"] == "UNAVAILABLE"
     g = await got(cases, contract, "no_terminal", api, case)
     kinds = [d.get("type") for d in g.data]
     if api == "openai-chat":
@@ -430,3 +432,27 @@ async def test_flaky_stream_stops_halfway(
         await resp.aclose()
         events, _ = parse_sse(received)
         assert events[0].name == "message_start" and "message_stop" not in [e.name for e in events]
+
+
+async def test_gemini_error_comes_as_a_chunk_or_as_a_bare_tail(
+    cases: list[Case], contract: Contract
+) -> None:
+    forms = set()
+    async with (
+        SimServer(cases, contract, stream_faults={"error_inband": 1.0}) as sim,
+        httpx.AsyncClient(base_url=sim.root) as client,
+    ):
+        for case in cases[:12]:
+            _, pieces = await send_stream(
+                client, "gemini", BUG, for_case("gemini", BUG, case, contract)
+            )
+            raw = b"".join(pieces)
+            events, _ = parse_sse(raw)
+            if "error" in events[-1].json:
+                forms.add("chunk")
+            else:
+                tail = raw[raw.rindex(b"\r\n\r\n") + 4 :]
+                assert tail.startswith(b"{") and b"\r\n  " in tail  # pretty-printed, CRLF
+                assert orjson.loads(tail)["error"]["status"] == "UNAVAILABLE"
+                forms.add("tail")
+    assert forms == {"chunk", "tail"}

@@ -477,3 +477,23 @@ async def test_a_streamed_answer_can_be_continued_by_previous_response_id(
         e.json["delta"] for e in events if e.json["type"] == "response.output_text.delta"
     )
     assert "ORDER_NOT_FOUND" in text and "не найден" in text
+
+
+async def test_openai_streams_carry_obfuscation_unless_turned_off(
+    client: httpx.AsyncClient, by_id: dict[str, Case], contract: Contract
+) -> None:
+    for api in ("openai-chat", "openai-responses"):
+        body = for_case(api, "sim-careful", by_id["direct_lookup"], contract)
+        _, _, events = await streamed(client, api, "sim-careful", body)
+        data = [e.json for e in events if e.data != "[DONE]"]
+        padded = [d for d in data if "obfuscation" in d]
+        if api == "openai-chat":
+            assert padded == data
+        else:
+            assert padded == [d for d in data if d["type"].endswith(".delta")] and padded
+        assert len({len(d["obfuscation"]) for d in padded}) > 1  # its length varies
+        body["stream_options"] = {"include_obfuscation": False}
+        if api == "openai-chat":
+            body["stream_options"]["include_usage"] = True
+        _, _, events = await streamed(client, api, "sim-careful", body, usage=False)
+        assert not any(b"obfuscation" in e.data.encode() for e in events)

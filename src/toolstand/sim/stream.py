@@ -32,6 +32,7 @@ class Sse:
 
     data: Any
     name: str | None = None  # the ``event:`` line; None for APIs that send none
+    raw: bool = False  # written bare, pretty-printed, with no ``data:`` (Gemini's error tail)
 
 
 class Splitter:
@@ -102,6 +103,11 @@ class Framing:
         nl = b"\r\n" if self.crlf else b"\n"
         out = []
         for i, event in enumerate(events):
+            if event.raw:
+                out.append(
+                    orjson.dumps(event.data, option=orjson.OPT_INDENT_2).replace(b"\n", nl) + nl
+                )
+                continue
             data = b"[DONE]" if event.data == "[DONE]" else orjson.dumps(event.data)
             if self.padding and data.endswith(b"}"):
                 data = data[:-1] + b" " * (1 + i % 7) + b"}"

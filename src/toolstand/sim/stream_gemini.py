@@ -7,7 +7,9 @@ calls in one chunk with the ``thoughtSignature`` on the first, as unstreamed. Ev
 has ``usageMetadata`` (running totals that end at the unstreamed counts), ``modelVersion``
 and ``responseId``; only the last has ``finishReason``. After calls the last chunk is
 ``{"text": ""}`` with the ``finishReason`` (the gemini-3 recordings). An answer with no
-parts (a safety block, a malformed call) is one chunk: the unstreamed candidate.
+parts (a safety block, a malformed call) is one chunk: the unstreamed candidate. An
+in-band error (``error_inband``) is a ``data:`` chunk or a bare JSON tail after the last
+event, as both are reported after a 200.
 """
 
 from __future__ import annotations
@@ -57,7 +59,10 @@ def gemini_events(body: dict[str, Any], splitter: Splitter, faults: frozenset[st
     last = chunks[-1]["candidates"][0]
     last.update({k: candidate[k] for k in _LAST if k in candidate})
     if "error_inband" in faults:
-        return [*(Sse(c) for c in chunks[: max(1, len(chunks) // 2)]), Sse(UNAVAILABLE)]
+        # as a data chunk, or (every other response) as a bare pretty-printed JSON tail (S5.7)
+        bare = int(body["responseId"][-1], 16) % 2 == 1
+        error = Sse(UNAVAILABLE, raw=True) if bare else Sse(UNAVAILABLE)
+        return [*(Sse(c) for c in chunks[: max(1, len(chunks) // 2)]), error]
     if "no_terminal" in faults:
         for key in _LAST:
             last.pop(key, None)

@@ -28,6 +28,9 @@ class StreamAsk:
     """A request's streaming options."""
 
     include_usage: bool = False  # Chat Completions' stream_options.include_usage
+    # stream_options.include_obfuscation (default on): an ``obfuscation`` padding string on
+    # every Chat chunk and every Responses delta event, as OpenAI sends
+    obfuscation: bool = True
     sse: bool = True  # Gemini without alt=sse: one JSON array instead
 
 
@@ -62,7 +65,8 @@ def stream_ask(
     if not stream:
         return None
     usage = isinstance(options, dict) and options.get("include_usage") is True
-    return StreamAsk(include_usage=usage)
+    hidden = not (isinstance(options, dict) and options.get("include_obfuscation") is False)
+    return StreamAsk(include_usage=usage, obfuscation=hidden and api.startswith("openai-"))
 
 
 def unstreamed(raw: bytes) -> bytes:
@@ -126,12 +130,29 @@ def stream_events(
 ) -> list[Sse]:
     """The events of the streamed form of ``data`` (the unstreamed body)."""
     if api == "openai-chat":
-        return chat_events(data, splitter, faults, ask.include_usage)
+        return _obfuscated(chat_events(data, splitter, faults, ask.include_usage), ask)
     if api == "openai-responses":
-        return responses_events(data, splitter, faults)
+        return _obfuscated(responses_events(data, splitter, faults), ask)
     if api == "anthropic":
         return anthropic_events(data, answer, splitter, faults)
     return gemini_events(data, splitter, faults)
+
+
+_PADDING = "toolstandSimObfuscationPad"
+
+
+def _obfuscated(events: list[Sse], ask: StreamAsk) -> list[Sse]:
+    """OpenAI's ``obfuscation`` strings (random-length padding; clients ignore them)."""
+    if not ask.obfuscation:
+        return events
+    for n, event in enumerate(events):
+        data = event.data
+        if isinstance(data, dict) and (
+            data.get("object") == "chat.completion.chunk"
+            or str(data.get("type")).endswith(".delta")
+        ):
+            data["obfuscation"] = _PADDING[: 2 + n % (len(_PADDING) - 2)]
+    return events
 
 
 def framing(api: str, faults: frozenset[str]) -> Framing:
