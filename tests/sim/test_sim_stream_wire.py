@@ -62,8 +62,10 @@ async def test_every_case_streams_the_answer_it_gives_unstreamed(
         SimServer(cases, contract, seed=11, stream_chunks=mode) as sim,  # type: ignore[arg-type]
         httpx.AsyncClient(base_url=sim.root, timeout=10) as client,
     ):
+        # random mode writes a socket piece per few bytes: a quarter of the cases will do
+        some = cases[::4] if mode == "random" else cases
         for model in ("sim-sloppy", "sim-eager"):
-            for case in cases:
+            for case in some:
                 body = for_case(api, model, case, contract)
                 plain = await send(client, api, model, body)
                 _, _, events = await streamed(client, api, model, body)
@@ -74,7 +76,7 @@ async def test_every_case_streams_the_answer_it_gives_unstreamed(
                     same(read(api, whole), read(api, plain.json()))
         logged = [(r.streamed, r.outcome) for r in sim.request_log]
         assert logged[0::2] == [(False, o) for _, o in logged[1::2]]
-        assert [s for s, _ in logged] == [False, True] * (2 * len(cases))
+        assert [s for s, _ in logged] == [False, True] * (2 * len(some))
 
 
 async def test_chat_stream_shape(
