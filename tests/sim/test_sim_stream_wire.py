@@ -379,11 +379,15 @@ async def test_request_log_says_which_requests_streamed(
         await send(client, api, "sim-careful", body)
         await streamed(client, api, "sim-careful", body)
     await send(client, "openai-chat", "sim-careful", {"model": "sim-careful", "stream": 1})
+    await send(client, "openai-chat", "sim-careful", {"model": "sim-careful", "stream": True})
     log = sim.request_log
     assert [(r.api, r.streamed, r.status, r.outcome) for r in log] == [
         (api, streamed_, 200, "calls") for api in APIS for streamed_ in (False, True)
-    ] + [("openai-chat", False, 400, "error:bad_request")]
-    assert sum(r.streamed for r in log) == 4 and sim.requests_total == len(log)
+    ] + [
+        ("openai-chat", False, 400, "error:bad_request"),
+        ("openai-chat", True, 400, "error:bad_request"),  # refused, but it asked for a stream
+    ]
+    assert sum(r.streamed for r in log) == 5 and sim.requests_total == len(log)
 
 
 def test_stream_chunks_config_names_path_and_allowed_values() -> None:

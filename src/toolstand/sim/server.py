@@ -308,7 +308,9 @@ class SimServer:
         try:
             return self._answer(wire, request, route)
         except WireError as err:
-            return self._error(wire, err, rid)
+            reply = self._error(wire, err, rid)
+            reply.streamed = _asks_stream(request, route[2])
+            return reply
         except Exception:  # a simulator bug must not hang the client
             log.exception("toolstand simulator failed on %s %s", request.method, request.path)
             return self._error(
@@ -477,4 +479,16 @@ class SimServer:
             "base_urls": {api: sim_base_url(self.root, api) for api in APIS},
             "cases": len(self.cases),
             "contract": f"{self.contract.name} {self.contract.version}",
+            "stream_chunks": self.stream_chunks,
         }
+
+
+def _asks_stream(request: Request, gemini_stream: bool) -> bool:
+    """Whether a refused request asked for a stream (for the request log)."""
+    if gemini_stream:
+        return True
+    try:
+        body = orjson.loads(request.body)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(body, dict) and body.get("stream") is True
