@@ -65,6 +65,9 @@ from typing import Any, Literal, get_args
 import orjson
 
 from toolstand.sim.invent import hint_tool, invent_arguments
+
+# re-exported: the config checks sim.stream_faults through this module, its one door
+from toolstand.sim.stream_faults import check_stream_faults as check_stream_faults
 from toolstand.sim.turn import Answer, Draws, ModelRequest, SimCall, ToolOutput
 from toolstand.spec.cases import Case, ExpectedCall
 

@@ -205,7 +205,7 @@ class SimSettings(_Strict):
     @classmethod
     def _known_stream_faults(cls, v: dict[str, float] | None) -> dict[str, float] | None:
         if v is not None:
-            from toolstand.sim.stream_faults import check_stream_faults
+            from toolstand.sim.personas import check_stream_faults
 
             check_stream_faults(v)
         return v
