@@ -78,6 +78,18 @@ async def send_stream(
     return resp, pieces
 
 
+async def streamed(
+    client: httpx.AsyncClient, api: str, model: str, body: dict[str, Any], **kw: Any
+) -> tuple[httpx.Response, list[bytes], list[Event]]:
+    """send_stream that requires a 200 SSE stream labelled as the simulator's; also its events."""
+    resp, pieces = await send_stream(client, api, model, body, **kw)
+    assert resp.status_code == 200
+    assert resp.headers["content-type"].startswith("text/event-stream")
+    assert resp.headers["x-toolstand-simulator"] == "1"
+    events, _ = parse_sse(b"".join(pieces))
+    return resp, pieces, events
+
+
 def assemble(api: str, events: list[Event]) -> dict[str, Any]:
     """The unstreamed body the events add up to (the reassembly rules of S2.8-S5.8)."""
     return {
