@@ -286,6 +286,8 @@ def test_the_header_says_which_faults_were_forced(tmp_path: Path) -> None:
         "retry_after_s": 0.01,
         "timeout_hold_s": 900.0,
         "fault_rates": {"reset": 1.0},
+        "stream_chunks": "token",
+        "stream_faults": None,
     }
     assert header["runs"][0]["simulated"] is True
     assert attempt["transport_error"]["code"] == "connect_error"

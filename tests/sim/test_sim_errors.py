@@ -80,7 +80,7 @@ async def test_bad_json_unknown_model_and_unknown_path(api: str, client: httpx.A
         "openai-chat": "/v1/chat/complete",
         "openai-responses": "/v1/response",
         "anthropic": "/v1/message",
-        "gemini": "/v1beta/models/sim-careful:streamGenerateContent",
+        "gemini": "/v1beta/models/sim-careful:streamGenerate",
     }[api]
     resp = await client.post(wrong, json={}, headers=HEADERS[api])
     assert resp.status_code == 404 and envelope_message(api, resp.json())
@@ -89,7 +89,7 @@ async def test_bad_json_unknown_model_and_unknown_path(api: str, client: httpx.A
 
 
 @pytest.mark.parametrize("api", APIS)
-async def test_streaming_and_malformed_bodies_are_400(
+async def test_bad_stream_values_and_malformed_bodies_are_400(
     api: str, client: httpx.AsyncClient, contract: Contract
 ) -> None:
     body = build(
@@ -102,8 +102,13 @@ async def test_streaming_and_malformed_bodies_are_400(
     resp = await send(client, api, "sim-careful", body)
     assert resp.status_code == 400, resp.text
     if api != "gemini":
-        body = build(api, "sim-careful", [{"role": "user", "content": "hi"}]) | {"stream": True}
+        body = build(api, "sim-careful", [{"role": "user", "content": "hi"}]) | {"stream": "yes"}
         assert (await send(client, api, "sim-careful", body)).status_code == 400
+    if api == "openai-chat":  # stream_options only with stream: true
+        body = build(api, "sim-careful", [{"role": "user", "content": "hi"}])
+        body["stream_options"] = {"include_usage": True}
+        resp = await send(client, api, "sim-careful", body)
+        assert resp.status_code == 400 and "stream_options" in envelope_message(api, resp.json())
     empty = {
         "openai-chat": {"model": "sim-careful", "messages": []},
         "openai-responses": {"model": "sim-careful"},

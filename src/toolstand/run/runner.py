@@ -242,6 +242,8 @@ async def targets_for(inputs: Inputs, seed: int | None = None) -> AsyncIterator[
             retry_after_s=config.sim.retry_after_s,
             timeout_hold_s=config.sim.timeout_hold_s,
             fault_rates=config.sim.fault_rates,
+            stream_chunks=config.sim.stream_chunks,
+            stream_faults=config.sim.stream_faults,
         )
         root = await sim.start()
     try:

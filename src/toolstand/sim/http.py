@@ -1,4 +1,5 @@
-"""A minimal HTTP/1.1 server side on asyncio streams: keep-alive and Content-Length only.
+"""A minimal HTTP/1.1 server side on asyncio streams: keep-alive, Content-Length requests,
+Content-Length or chunked responses (streams).
 
 It is all the simulator needs (clients send JSON bodies with Content-Length), and it
 keeps toolstand free of a web framework. Faults that a real stack would never
@@ -125,3 +126,25 @@ def reset(writer: asyncio.StreamWriter) -> None:
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     writer.transport.abort()
+
+
+def encode_stream_head(
+    status: int, headers: dict[str, str], content_type: str, keep_alive: bool
+) -> bytes:
+    """Status line and headers of a chunked response (a stream whose length is not known)."""
+    lines = [
+        f"HTTP/1.1 {status} {REASONS.get(status, 'Unknown')}",
+        f"content-type: {content_type}",
+        "transfer-encoding: chunked",
+        "cache-control: no-cache",
+        "x-toolstand-simulator: 1",
+        "server: toolstand-sim",
+        f"connection: {'keep-alive' if keep_alive else 'close'}",
+    ]
+    lines.extend(f"{k}: {v}" for k, v in headers.items())
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def encode_chunk(data: bytes) -> bytes:
+    """One chunk of a chunked body; ``b""`` is the last chunk."""
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"

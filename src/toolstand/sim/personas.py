@@ -42,6 +42,15 @@ and the metric tests use these constants as their oracle.
     Careful answers, but each request first draws one fault with the
     ``FLAKY_FAULT_RATES`` (429 with Retry-After, 500, 529/503, a held connection, a
     torn body, an HTML 502 page, a reset connection); ``FLAKY_FAULT_RATE`` in all.
+    Streamed, a held connection sends half the stream and goes idle, a torn body sends
+    half and closes the connection.
+``sim-streambug``
+    Careful unstreamed; streamed, it says the same but its "server" has the streaming
+    bugs of ``STREAM_FAULTS["streambug"]`` (stream_faults: one per server bug class of
+    providers.md S6.2): the ones that change what a correct client reads (an empty
+    zero-parameter call, lost calls and arguments, coerced numbers, cumulative
+    fragments) hit a request the same way in every repetition; in-band errors and a
+    missing terminal event draw afresh per request.
 
 Draws are per request from a seeded stream (see ``server``), so a run's outcomes are
 fixed by the seed whatever the concurrency.
@@ -56,6 +65,9 @@ from typing import Any, Literal, get_args
 import orjson
 
 from toolstand.sim.invent import hint_tool, invent_arguments
+
+# re-exported: the config checks sim.stream_faults through this module, its one door
+from toolstand.sim.stream_faults import check_stream_faults as check_stream_faults
 from toolstand.sim.turn import Answer, Draws, ModelRequest, SimCall, ToolOutput
 from toolstand.spec.cases import Case, ExpectedCall
 
@@ -87,6 +99,40 @@ PERSONAS: dict[str, str] = {
     "sloppy": "numbers as strings, enum case changed, extra fields, now and then broken JSON",
     "positional": "calls the first tool offered",
     "flaky": "careful, with 429/500/529/503, held connections, torn bodies, HTML 502s and resets",
+    "streambug": "careful, but its streams carry the server bug classes of streamed tool calls",
+}
+# stream faults per persona (stream_faults.STREAM_FAULTS names them): fault -> rate per
+# streamed request; a fault shows only where it can (see stream_faults.pick)
+STREAM_FAULTS: dict[str, dict[str, float]] = {
+    "streambug": {
+        # what a correct client reads differently (index_reuse only if its assembler is wrong)
+        "args_empty_zero_param": 1.0,
+        "call_lost": 0.5,
+        "index_reuse": 0.5,
+        "value_coerced": 1.0,
+        "args_lost": 0.2,
+        "args_cumulative": 0.2,
+        # what a correct client reads the same: often
+        "args_whole": 0.3,
+        "id_missing": 0.3,
+        "id_per_delta": 0.3,
+        "index_duplicate": 0.3,
+        "name_repeated": 0.3,
+        "opener_with_args": 0.3,
+        "finish_wrong": 0.2,
+        "finish_missing": 0.1,
+        "finish_repeated": 0.2,
+        "finish_with_delta": 0.2,
+        "usage_elsewhere": 0.3,
+        "done_extra": 0.3,
+        "comment_keepalive": 0.3,
+        "field_order": 0.3,
+        "json_padding": 0.5,
+        "choices_null": 0.2,
+        # transport: now and then, so a retry gets through
+        "error_inband": 0.05,
+        "no_terminal": 0.05,
+    }
 }
 MODELS: tuple[str, ...] = tuple(f"sim-{name}" for name in PERSONAS)
 
@@ -237,6 +283,7 @@ _PERSONAS: dict[str, Callable[[Case | None, ModelRequest, Tools, Draws], Outcome
     "eager": _eager,
     "sloppy": _sloppy,
     "positional": _positional,
+    "streambug": _careful,
 }
 
 

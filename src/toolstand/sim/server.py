@@ -1,9 +1,11 @@
 """SimServer: the simulated provider, a real HTTP server on loopback speaking four wire APIs.
 
-Determinism: a request's fingerprint is a hash of its path and body; the k-th time a
-fingerprint arrives it gets draws seeded by (seed, fingerprint, k). So a repeated
+Determinism: a request's fingerprint is a hash of its path and body, for a streamed one
+those of its unstreamed twin (streaming.unstreamed); the k-th time a fingerprint arrives
+streamed, or unstreamed, it gets draws seeded by (seed, fingerprint, k). So a repeated
 request gets a fresh draw, yet the multiset of a run's outcomes is fixed by the seed
-whatever the concurrency or arrival order.
+whatever the concurrency or arrival order, and the k-th streamed request gets the same
+persona draws, so the same answer, as the k-th unstreamed one.
 """
 
 from __future__ import annotations
@@ -14,8 +16,7 @@ import hashlib
 import logging
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 
@@ -23,14 +24,33 @@ from toolstand.sim.http import (
     BAD_GATEWAY_PAGE,
     HttpError,
     Request,
+    encode_chunk,
     encode_response,
+    encode_stream_head,
     read_request,
     reset,
 )
 from toolstand.sim.imported import OwnToolsIndex
 from toolstand.sim.invent import hints_for
-from toolstand.sim.personas import MODELS, PERSONAS, careful, check_fault_rates, decide
+from toolstand.sim.personas import (
+    MODELS,
+    PERSONAS,
+    STREAM_FAULTS,
+    careful,
+    check_fault_rates,
+    decide,
+)
 from toolstand.sim.repairs import repair_answer
+from toolstand.sim.reply import LoggedRequest, Reply, StreamKeys, Wire
+from toolstand.sim.stream import ChunkMode, Splitter, pieces
+from toolstand.sim.stream_faults import apply_to_answer, check_stream_faults, pick
+from toolstand.sim.streaming import (
+    SSE_TYPE,
+    framing,
+    stream_ask,
+    stream_events,
+    unstreamed,
+)
 from toolstand.sim.turn import (
     Answer,
     Draws,
@@ -51,6 +71,7 @@ log = logging.getLogger(__name__)
 
 _GEMINI_PREFIX = "/v1beta/models/"
 _GEMINI_SUFFIX = ":generateContent"
+_GEMINI_STREAM = ":streamGenerateContent"
 _FAULT_ERRORS: dict[str, tuple[ErrorKind, str]] = {
     "rate_limited": ("rate_limited", "Rate limit reached for requests (toolstand simulator)."),
     "server_error": (
@@ -59,37 +80,6 @@ _FAULT_ERRORS: dict[str, tuple[ErrorKind, str]] = {
     ),
     "overloaded": ("overloaded", "Overloaded (toolstand simulator)."),
 }
-
-
-class Wire(Protocol):
-    api: str
-    request_id_header: str
-
-    def authorize(self, headers: dict[str, str], query: dict[str, str]) -> dict[str, str]: ...
-
-    def parse(self, body: dict[str, Any], model: str) -> ModelRequest: ...
-
-    def render(
-        self, answer: Answer, turn: ModelRequest, rid: str, input_tokens: int
-    ) -> dict[str, Any]: ...
-
-    def error(
-        self,
-        kind: ErrorKind,
-        message: str,
-        rid: str,
-        retry_after_s: float = 0.0,
-        param: str | None = None,
-    ) -> tuple[int, dict[str, Any], dict[str, str]]: ...
-
-
-@dataclass(slots=True)
-class Reply:
-    status: int
-    body: bytes
-    headers: dict[str, str] = field(default_factory=dict)
-    content_type: str = "application/json"
-    fault: str | None = None  # "timeout" | "torn_body" | "reset": written specially
 
 
 def sim_base_url(root: str, api: str) -> str:
@@ -117,6 +107,8 @@ class SimServer:
         retry_after_s: float = 0.0,
         timeout_hold_s: float = 900.0,
         fault_rates: Mapping[str, float] | None = None,
+        stream_chunks: ChunkMode = "token",
+        stream_faults: Mapping[str, float] | None = None,
     ) -> None:
         self.cases = cases
         self.contract = contract
@@ -130,6 +122,12 @@ class SimServer:
         if fault_rates is not None:
             check_fault_rates(fault_rates)
         self.fault_rates = fault_rates  # None: personas.FLAKY_FAULT_RATES
+        self.stream_chunks: ChunkMode = stream_chunks
+        if stream_faults is not None:
+            check_stream_faults(stream_faults)
+        # None: each persona's own (personas.STREAM_FAULTS); else for sim-streambug
+        self.stream_faults = stream_faults
+        self.request_log: list[LoggedRequest] = []
         self.requests_total = 0
         self.max_in_flight = 0
         self.in_flight = 0
@@ -144,7 +142,7 @@ class SimServer:
             "anthropic": AnthropicWire(),
             "gemini": GeminiWire(),
         }
-        self._seen: dict[bytes, int] = {}
+        self._seen: dict[tuple[bytes, bool], int] = {}
         self._key = hashlib.blake2b(str(seed).encode(), digest_size=32).digest()
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
@@ -195,6 +193,7 @@ class SimServer:
                 self.max_in_flight = max(self.max_in_flight, self.in_flight)
                 try:
                     reply = self._reply(request)
+                    self._log(request, reply)
                     if self.latency_s > 0:
                         await asyncio.sleep(self.latency_s)
                     keep = await self._write(reply, request, reader, writer)
@@ -222,10 +221,10 @@ class SimServer:
         if reply.fault == "reset":
             reset(writer)
             return False
+        if reply.chunks is not None:
+            return await self._write_stream(reply, request, reader, writer)
         if reply.fault == "timeout":
-            # hold until the client gives up (EOF) or the hold ends
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(reader.read(1), self.timeout_hold_s)
+            await self._hold(reader)
             return False
         if reply.fault == "torn_body":
             half = reply.body[: len(reply.body) // 2]
@@ -248,6 +247,53 @@ class SimServer:
         await writer.drain()
         return request.keep_alive
 
+    async def _hold(self, reader: asyncio.StreamReader) -> None:
+        """Hold until the client gives up (EOF) or the hold ends."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(reader.read(1), self.timeout_hold_s)
+
+    async def _write_stream(
+        self,
+        reply: Reply,
+        request: Request,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> bool:
+        """A chunked body, one chunk per write; a torn stream stops halfway and closes the
+        connection without the last chunk, a held one stops halfway and goes idle."""
+        chunks = reply.chunks or []
+        keep = request.keep_alive and reply.fault is None
+        writer.write(encode_stream_head(reply.status, reply.headers, reply.content_type, keep))
+        if reply.fault is not None:
+            chunks = chunks[: len(chunks) // 2]
+        for chunk in chunks:
+            writer.write(encode_chunk(chunk))
+            await writer.drain()
+        if reply.fault == "timeout":
+            await self._hold(reader)
+            return False
+        if reply.fault == "torn_body":
+            writer.transport.abort()
+            return False
+        writer.write(encode_chunk(b""))
+        await writer.drain()
+        return keep
+
+    def _log(self, request: Request, reply: Reply) -> None:
+        route = self._route(request)
+        api = route[0] if route is not None else self._guess_api(request)
+        entry = LoggedRequest(
+            request.method,
+            request.path,
+            api,
+            reply.model,
+            reply.streamed,
+            0 if reply.fault in ("timeout", "reset") and reply.chunks is None else reply.status,
+            reply.outcome,
+            reply.stream_faults,
+        )
+        self.request_log.append(entry)
+
     def _reply(self, request: Request) -> Reply:
         route = self._route(request)
         if request.method == "GET" and request.path == "/":
@@ -260,16 +306,19 @@ class SimServer:
                 wire, WireError("not_found", f"Invalid URL ({request.method} {request.path})"), rid
             )
         try:
-            return self._answer(wire, request, route[1])
+            return self._answer(wire, request, route)
         except WireError as err:
-            return self._error(wire, err, rid)
+            reply = self._error(wire, err, rid)
+            reply.streamed = _asks_stream(request, route[2])
+            return reply
         except Exception:  # a simulator bug must not hang the client
             log.exception("toolstand simulator failed on %s %s", request.method, request.path)
             return self._error(
                 wire, WireError("server_error", "toolstand simulator internal error"), rid
             )
 
-    def _answer(self, wire: Wire, request: Request, path_model: str | None) -> Reply:
+    def _answer(self, wire: Wire, request: Request, route: tuple[str, str | None, bool]) -> Reply:
+        _, path_model, gemini_stream = route
         extra = wire.authorize(request.headers, request.query)
         try:
             body = orjson.loads(request.body)
@@ -288,14 +337,17 @@ class SimServer:
                 f"The model {model!r} does not exist in the toolstand simulator; allowed: {', '.join(MODELS)}.",
                 "model",
             )
+        ask = stream_ask(wire.api, body, gemini_stream, request.query)
         turn = wire.parse(body, model)
         turn.hints = self._hints
         case = self._index.find(turn.conversation, turn.tools, request.headers.get(SIM_CASE_HEADER))
-        fingerprint = hashlib.blake2b(
-            request.path.encode() + b"\0" + request.body, digest_size=16
-        ).digest()
-        k = self._seen.get(fingerprint, 0)
-        self._seen[fingerprint] = k + 1
+        # the unstreamed twin: the same fingerprint, so the same draws, streamed or not
+        plain_path = request.path.replace(_GEMINI_STREAM, _GEMINI_SUFFIX)
+        plain = request.body if ask is None else unstreamed(request.body)
+        fingerprint = hashlib.blake2b(plain_path.encode() + b"\0" + plain, digest_size=16).digest()
+        seen = (fingerprint, ask is not None)
+        k = self._seen.get(seen, 0)
+        self._seen[seen] = k + 1
         digest = hashlib.blake2b(
             fingerprint + k.to_bytes(8, "big"), key=self._key, digest_size=16
         ).digest()
@@ -305,13 +357,60 @@ class SimServer:
             persona, case, turn, self._effects, draws, self.fault_rates
         )
         headers = {**extra, wire.request_id_header: f"req_sim{rid}"}
+        tokens = max(1, len(plain) // 4)
+        stream = None
+        if ask is not None:
+            stream = StreamKeys(ask, persona, fingerprint, digest)
         if isinstance(outcome, str):
             self.outcomes[outcome] += 1
-            return self._fault(wire, outcome, case, turn, rid, request, headers)
-        answer = limit_tokens(outcome, turn.max_tokens)
-        self.outcomes["truncated" if answer.truncated else answer.kind] += 1
-        data = wire.render(answer, turn, rid, max(1, len(request.body) // 4))
-        return Reply(200, orjson.dumps(data), headers)
+            reply = self._fault(wire, outcome, case, turn, rid, tokens, headers, stream)
+            reply.outcome = outcome
+        else:
+            answer = limit_tokens(outcome, turn.max_tokens)
+            reply = self._render(wire, answer, turn, rid, tokens, headers, stream)
+            reply.outcome = "truncated" if answer.truncated else answer.kind
+            self.outcomes[reply.outcome] += 1
+        reply.model, reply.streamed = model, ask is not None
+        return reply
+
+    def _render(
+        self,
+        wire: Wire,
+        answer: Answer,
+        turn: ModelRequest,
+        rid: str,
+        tokens: int,
+        headers: dict[str, str],
+        stream: StreamKeys | None,
+        fault: str | None = None,
+    ) -> Reply:
+        """The answer unstreamed, or streamed with the persona's stream faults."""
+        if stream is None:
+            data = wire.render(answer, turn, rid, tokens)
+            return Reply(200, orjson.dumps(data), headers, fault=fault)
+        rates: Mapping[str, float] = STREAM_FAULTS.get(stream.persona, {})
+        if stream.persona == "streambug" and self.stream_faults is not None:
+            rates = self.stream_faults
+        fresh = Draws(int.from_bytes(stream.digest[:8], "big"))
+        faults = (
+            pick(rates, wire.api, answer, stream.stable(self._key), fresh) if rates else frozenset()
+        )
+        shown = apply_to_answer(answer, faults, wire.api)
+        data = wire.render(shown, turn, rid, tokens)
+        cuts = stream.cuts()
+        events = stream_events(
+            wire.api, data, shown, stream.ask, Splitter(self.stream_chunks, cuts), faults
+        )
+        named = tuple(sorted(faults))
+        if named:
+            headers = {**headers, "x-toolstand-sim-stream-faults": ",".join(named)}
+        if not stream.ask.sse:  # Gemini without alt=sse: the chunks as one JSON array
+            array = b"[" + b",\r\n".join(orjson.dumps(e.data) for e in events) + b"]"
+            return Reply(200, array, headers, fault=fault, stream_faults=named)
+        blobs = framing(wire.api, faults).encode(events)
+        if self.stream_chunks == "random":
+            blobs = pieces(b"".join(blobs), cuts)
+        return Reply(200, b"", headers, SSE_TYPE, fault, blobs, stream_faults=named)
 
     def _fault(
         self,
@@ -320,16 +419,18 @@ class SimServer:
         case: Case | None,
         turn: ModelRequest,
         rid: str,
-        request: Request,
+        tokens: int,
         headers: dict[str, str],
+        stream: StreamKeys | None,
     ) -> Reply:
-        if fault in ("timeout", "reset"):
+        if fault == "reset" or (fault == "timeout" and stream is None):
             return Reply(0, b"", fault=fault)
         if fault == "html_502":
             return Reply(502, BAD_GATEWAY_PAGE, content_type="text/html", headers=headers)
-        if fault == "torn_body":
-            data = wire.render(careful(case, turn), turn, rid, max(1, len(request.body) // 4))
-            return Reply(200, orjson.dumps(data), headers, fault="torn_body")
+        if fault in ("torn_body", "timeout"):  # a stream stops halfway: torn, or idle
+            return self._render(
+                wire, careful(case, turn), turn, rid, tokens, headers, stream, fault
+            )
         kind, message = _FAULT_ERRORS[fault]
         status, body, extra = wire.error(kind, message, rid, self.retry_after_s)
         return Reply(status, orjson.dumps(body), {**headers, **extra})
@@ -337,19 +438,27 @@ class SimServer:
     def _error(self, wire: Wire, err: WireError, rid: str) -> Reply:
         self.outcomes[f"error:{err.kind}"] += 1
         status, body, extra = wire.error(err.kind, err.message, rid, self.retry_after_s, err.param)
-        return Reply(status, orjson.dumps(body), {**extra, wire.request_id_header: f"req_sim{rid}"})
+        headers = {**extra, wire.request_id_header: f"req_sim{rid}"}
+        return Reply(status, orjson.dumps(body), headers, outcome=f"error:{err.kind}")
 
     @staticmethod
-    def _route(request: Request) -> tuple[str, str | None] | None:
+    def _route(request: Request) -> tuple[str, str | None, bool] | None:
+        """(api, the model named in the path, a Gemini stream) of a request, or None."""
         path = request.path
         if path == "/v1/chat/completions":
-            return "openai-chat", None
+            return "openai-chat", None, False
         if path == "/v1/responses":
-            return "openai-responses", None
+            return "openai-responses", None, False
         if path == "/v1/messages":
-            return "anthropic", None
-        if path.startswith(_GEMINI_PREFIX) and path.endswith(_GEMINI_SUFFIX):
-            return "gemini", path[len(_GEMINI_PREFIX) : -len(_GEMINI_SUFFIX)]
+            return "anthropic", None, False
+        if path.startswith(_GEMINI_PREFIX):
+            for suffix in (_GEMINI_SUFFIX, _GEMINI_STREAM):
+                if path.endswith(suffix):
+                    return (
+                        "gemini",
+                        path[len(_GEMINI_PREFIX) : -len(suffix)],
+                        suffix == _GEMINI_STREAM,
+                    )
         return None
 
     @staticmethod
@@ -370,4 +479,16 @@ class SimServer:
             "base_urls": {api: sim_base_url(self.root, api) for api in APIS},
             "cases": len(self.cases),
             "contract": f"{self.contract.name} {self.contract.version}",
+            "stream_chunks": self.stream_chunks,
         }
+
+
+def _asks_stream(request: Request, gemini_stream: bool) -> bool:
+    """Whether a refused request asked for a stream (for the request log)."""
+    if gemini_stream:
+        return True
+    try:
+        body = orjson.loads(request.body)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(body, dict) and body.get("stream") is True

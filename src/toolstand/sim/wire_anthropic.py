@@ -69,8 +69,6 @@ class AnthropicWire:
         return status, body, headers
 
     def parse(self, body: dict[str, Any], model: str) -> ModelRequest:
-        if body.get("stream"):
-            raise WireError("bad_request", "stream: the toolstand simulator does not stream")
         max_tokens = body.get("max_tokens")
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
             raise WireError("bad_request", "max_tokens: Field required (an integer >= 1)")

@@ -19,14 +19,13 @@ from toolstand.sim.turn import (
     parse_result,
     text_of,
 )
-from toolstand.sim.wire_openai import OpenAIBase, no_stream, token_limit, tool_choice
+from toolstand.sim.wire_openai import OpenAIBase, token_limit, tool_choice
 
 
 class ChatWire(OpenAIBase):
     api = "openai-chat"
 
     def parse(self, body: dict[str, Any], model: str) -> ModelRequest:
-        no_stream(body)
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             raise WireError(

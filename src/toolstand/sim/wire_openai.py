@@ -94,10 +94,3 @@ def token_limit(body: dict[str, Any], key: str) -> int | None:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise WireError("bad_request", f"Invalid '{key}': expected an integer >= 1.", key)
     return value
-
-
-def no_stream(body: dict[str, Any]) -> None:
-    if body.get("stream"):
-        raise WireError(
-            "bad_request", "The toolstand simulator does not stream; send stream: false.", "stream"
-        )

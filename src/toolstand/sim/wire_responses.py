@@ -20,7 +20,7 @@ from toolstand.sim.turn import (
     parse_result,
     text_of,
 )
-from toolstand.sim.wire_openai import OpenAIBase, no_stream, token_limit, tool_choice
+from toolstand.sim.wire_openai import OpenAIBase, token_limit, tool_choice
 
 
 class ResponsesWire(OpenAIBase):
@@ -32,7 +32,6 @@ class ResponsesWire(OpenAIBase):
         self._stored: OrderedDict[str, list[Any]] = OrderedDict()
 
     def parse(self, body: dict[str, Any], model: str) -> ModelRequest:
-        no_stream(body)
         items = body.get("input")
         if isinstance(items, str):
             items = [{"role": "user", "content": items}]

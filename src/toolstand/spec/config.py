@@ -215,6 +215,19 @@ class SimSettings(_Strict):
     # sim-flaky's faults and their rates, replacing personas.FLAKY_FAULT_RATES; e.g.
     # {"rate_limited": 1.0} forces a 429 storm
     fault_rates: dict[str, float] | None = None
+    # where streamed answers are cut (design.md, Streaming): token, whole or random
+    stream_chunks: Literal["token", "whole", "random"] = "token"
+    # sim-streambug's stream faults and their rates, replacing personas.STREAM_FAULTS
+    stream_faults: dict[str, float] | None = None
+
+    @field_validator("stream_faults")
+    @classmethod
+    def _known_stream_faults(cls, v: dict[str, float] | None) -> dict[str, float] | None:
+        if v is not None:
+            from toolstand.sim.personas import check_stream_faults
+
+            check_stream_faults(v)
+        return v
 
     @field_validator("fault_rates")
     @classmethod

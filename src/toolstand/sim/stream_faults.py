@@ -1,0 +1,184 @@
+"""Stream faults: one per server bug class of providers.md section S6.2, by its id there.
+
+A persona declares ``stream_faults`` (fault -> rate; personas.STREAM_FAULTS). For each
+streamed request every fault of the persona's declaration that its API can show is drawn
+in this module's order; a drawn fault applies only where it can (``call_lost`` needs two
+calls, ``value_coerced`` a number ...). The draws of the faults that change what the
+model said come from a stream keyed by the request without its repetition count, so the
+same request shows the same bug every time, as a real server's parser would; the
+transient ones (``error_inband``, ``no_terminal``) draw afresh per request, so a retry
+can get through. Faults of one group exclude each other: the first drawn wins.
+
+Answer-level faults (``value_coerced``, ``args_empty_zero_param``, ``call_lost``, and
+``args_lost`` on Gemini, whose calls arrive whole) change the answer before it is
+rendered, so everything in the stream agrees with them; the others are applied by each
+API's event builder (stream_chat, stream_responses, stream_anthropic, stream_gemini)
+or by the framing (stream.Framing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolstand.sim.turn import Answer, Draws, SimCall
+
+CHAT = ("openai-chat",)
+EVENTS = ("openai-responses", "anthropic")  # the APIs with ``event:`` lines
+TEXT_ARGS = ("openai-chat", "openai-responses", "anthropic")  # arguments streamed as text
+ALL = ("openai-chat", "openai-responses", "anthropic", "gemini")
+
+# fault id -> the APIs that can show it (providers.md S6.2, S2-S5)
+STREAM_FAULTS: dict[str, tuple[str, ...]] = {
+    "args_whole": TEXT_ARGS,
+    "args_empty_zero_param": TEXT_ARGS,
+    "args_lost": ALL,
+    "call_lost": ALL,
+    "value_coerced": ALL,
+    "id_missing": CHAT,
+    "id_per_delta": CHAT,
+    "index_reuse": CHAT,
+    "index_duplicate": CHAT,
+    "name_repeated": CHAT,
+    "opener_with_args": CHAT,
+    "args_cumulative": TEXT_ARGS,
+    "finish_wrong": CHAT,
+    "finish_missing": CHAT,
+    "finish_repeated": CHAT,
+    "finish_with_delta": CHAT,
+    "usage_elsewhere": CHAT,
+    "error_inband": ALL,
+    "no_terminal": ALL,
+    "done_extra": ("openai-responses",),
+    "comment_keepalive": ALL,
+    "field_order": EVENTS,
+    "json_padding": ALL,
+    "choices_null": CHAT,
+}
+TRANSIENT = frozenset({"error_inband", "no_terminal"})
+_GROUPS = (
+    frozenset({"args_whole", "args_lost", "args_cumulative"}),
+    frozenset({"finish_wrong", "finish_missing", "finish_repeated", "finish_with_delta"}),
+)
+_NEEDS_CALL = frozenset(
+    {
+        *("args_whole", "args_lost", "args_cumulative", "id_missing", "id_per_delta"),
+        *("index_duplicate", "name_repeated", "opener_with_args"),
+    }
+)
+
+
+def check_stream_faults(rates: Mapping[str, float]) -> None:
+    """Refuse unknown fault ids and rates outside 0-1."""
+    unknown = sorted(set(rates) - set(STREAM_FAULTS))
+    if unknown:
+        raise ValueError(f"unknown stream faults {unknown}; allowed: {', '.join(STREAM_FAULTS)}")
+    bad = sorted(k for k, r in rates.items() if not 0.0 <= r <= 1.0)
+    if bad:
+        raise ValueError(f"stream fault rates must be in 0-1 (got {bad[0]}: {rates[bad[0]]})")
+
+
+def pick(
+    rates: Mapping[str, float], api: str, answer: Answer, stable: Draws, fresh: Draws
+) -> frozenset[str]:
+    """The faults this streamed answer shows (see the module's docstring)."""
+    chosen: set[str] = set()
+    for fault, apis in STREAM_FAULTS.items():
+        u = (fresh if fault in TRANSIENT else stable).uniform()  # drawn always: aligned
+        if api not in apis or u >= rates.get(fault, 0.0) or not _applies(fault, answer):
+            continue
+        if any(fault in g and chosen & g for g in _GROUPS):
+            continue
+        chosen.add(fault)
+    return frozenset(chosen)
+
+
+def _applies(fault: str, answer: Answer) -> bool:
+    calls = answer.calls if answer.kind == "calls" else []
+    if fault in _NEEDS_CALL:
+        return bool(calls)
+    if fault == "args_empty_zero_param":
+        return any(c.raw is None and not c.arguments for c in calls)
+    if fault in ("call_lost", "index_reuse"):
+        return len(calls) >= 2
+    if fault == "value_coerced":
+        return any(_has_number(c.arguments) for c in calls)
+    return True
+
+
+def apply_to_answer(answer: Answer, faults: frozenset[str], api: str) -> Answer:
+    """The answer as the faulty server streams it (only the answer-level faults)."""
+    if answer.kind != "calls":
+        return answer
+    calls = [SimCall(c.name, dict(c.arguments), c.raw) for c in answer.calls]
+    if "value_coerced" in faults:
+        calls = [SimCall(c.name, _coerced(c.arguments), c.raw) for c in calls]
+    if "args_empty_zero_param" in faults:
+        for c in calls:
+            if c.raw is None and not c.arguments:
+                c.raw = ""
+    if "call_lost" in faults:
+        empty = next((i for i, c in enumerate(calls) if not c.arguments or c.raw == ""), None)
+        if empty is not None and empty < len(calls) - 1:
+            # vLLM 47901: the arguments of every call after an empty one arrive as {}
+            calls = calls[: empty + 1] + [SimCall(c.name, {}) for c in calls[empty + 1 :]]
+        else:  # the second and later calls of the batch never arrive
+            calls = calls[:1]
+    if "args_lost" in faults and api == "gemini":
+        calls = [SimCall(calls[0].name, {}), *calls[1:]]
+    return Answer("calls", answer.text, calls, answer.truncated)
+
+
+def lost(fragments: list[str]) -> list[str]:
+    """args_lost: only the first half of the fragments arrive (at least one, never all)."""
+    keep = max(1, len(fragments) // 2)
+    if keep >= len(fragments):  # one fragment: it arrives cut in half
+        text = fragments[0]
+        return [text[: len(text) // 2]]
+    return fragments[:keep]
+
+
+def cumulative(fragments: list[str]) -> list[str]:
+    """args_cumulative: each delta resends everything so far (a one-fragment call gets its
+    whole string repeated by a final delta)."""
+    if len(fragments) == 1:
+        return [fragments[0], fragments[0]]
+    return ["".join(fragments[: i + 1]) for i in range(len(fragments))]
+
+
+def text_fragments(
+    fragments: list[str], whole: str, faults: frozenset[str]
+) -> tuple[list[str], str]:
+    """The argument fragments a faulty server sends, and what its own whole copy says."""
+    if "args_whole" in faults:
+        return [whole], whole
+    if "args_lost" in faults:
+        return lost(fragments), whole
+    if "args_cumulative" in faults:
+        return cumulative(fragments), whole
+    return fragments, whole
+
+
+def _has_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_number(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_number(v) for v in value)
+    return False
+
+
+def _coerced(value: Any) -> Any:
+    """value_coerced (SGLang 35564): every number re-typed as a string, ``123`` -> ``"123"``."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _coerced(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_coerced(v) for v in value]
+    return value
