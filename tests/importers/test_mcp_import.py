@@ -134,7 +134,7 @@ def test_a_server_that_never_answers_is_refused_after_the_timeout(
     out = tmp_path / "silent.json"
     ran = cli("contract", "import", "--name", "s", "--version", "1", "--out", str(out),
               "--mcp", "--", sys.executable, "-c", "import time; time.sleep(60)")  # fmt: skip
-    assert ran.code == 2 and "did not answer tools/list within 1 s" in ran.err
+    assert ran.code == 2 and "did not answer initialize within 1 s" in ran.err
     assert not out.exists()
 
 

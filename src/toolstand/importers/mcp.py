@@ -16,12 +16,14 @@ it. Only a server that refuses ``initialize`` is asked the other way.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
+import signal
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,7 +67,37 @@ def stdio_target(command: list[str]) -> Any:
     if not command:
         raise LoadError([Problem("--mcp", None, "$", "give the server's command after --")])
     params = mcp.StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-    return stdio_client(params, errlog=_errlog())
+    return _whole_group(stdio_client(params, errlog=_errlog()))
+
+
+@asynccontextmanager
+async def _whole_group(transport: Any) -> AsyncIterator[Any]:
+    """The SDK's stdio transport, and at its end a SIGKILL to the server's process group:
+    the SDK kills the group only when the server itself outlives its grace period, so a
+    server that exits at once leaves a child that ignores SIGTERM running with ppid 1.
+    The server leads its own session (the SDK starts it so), so its pid is the group's."""
+    from mcp.client import stdio
+
+    spawn = getattr(stdio, "_create_platform_compatible_process", None)
+    pids: list[int] = []
+
+    async def recording(*args: Any, **kw: Any) -> Any:
+        assert spawn is not None
+        process = await spawn(*args, **kw)
+        pids.append(process.pid)
+        return process
+
+    if spawn is not None and os.name == "posix":
+        stdio._create_platform_compatible_process = recording  # type: ignore[attr-defined]
+    try:
+        async with transport as streams:
+            yield streams
+    finally:
+        if spawn is not None:
+            stdio._create_platform_compatible_process = spawn  # type: ignore[attr-defined]
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
 
 
 def _errlog() -> Any:
@@ -87,17 +119,20 @@ async def fetch_listing(target: Any, where: str, status: list[int] | None = None
     _sdk()
     from mcp.shared.exceptions import MCPError
 
+    progress = Listing({})  # how far it got: initialize answered, pages read
+    progress.pages = -1
     with _sdk_errors() as logged:
         try:
             async with asyncio.timeout(TIMEOUT):
                 try:
-                    return await _list_every_page(target, where, "legacy")
+                    return await _list_every_page(target, where, "legacy", progress)
                 except MCPError as exc:
                     if exc.error.code != -32601 or not callable(target):
                         raise
-                    return await _list_every_page(target, where, "auto")  # initialize unknown
+                    # initialize unknown
+                    return await _list_every_page(target, where, "auto", progress)
         except TimeoutError:
-            message = f"MCP server did not answer tools/list within {TIMEOUT:g} s"
+            message = _timed_out(progress)
             if logged:
                 message += f"; the MCP SDK logged: {logged[0]}"
             raise LoadError([Problem(where, None, "$", message)]) from None
@@ -137,16 +172,36 @@ def _sdk_errors() -> Iterator[list[str]]:
         logger.removeHandler(handler)
 
 
-async def _list_every_page(target: Any, where: str, mode: str) -> Listing:
+def _timed_out(progress: Listing) -> str:
+    """Where a server that ran out the timeout stood: silent in initialize, silent in
+    tools/list, or still paging."""
+    if progress.pages < 0:
+        return f"MCP server did not answer initialize within {TIMEOUT:g} s"
+    if progress.pages == 0:
+        return f"MCP server did not answer tools/list within {TIMEOUT:g} s"
+    return (
+        f"MCP server still paging tools/list after {TIMEOUT:g} s: {progress.pages} pages,"
+        f" {len(progress.tools)} tools so far"
+    )
+
+
+async def _list_every_page(
+    target: Any, where: str, mode: str, progress: Listing | None = None
+) -> Listing:
     mcp = _sdk()
     server = target() if callable(target) else target
     async with mcp.Client(server, cache=None, mode=mode) as client:
         info = client.server_info
         listing = Listing({"name": info.name, "version": info.version} if info is not None else {})
+        if progress is not None:  # the caller's view of it, for a timeout's message
+            progress.tools, progress.pages = listing.tools, 0
         cursor: Any = None
+        seen: set[str] = set()
         while len(listing.tools) <= MAX_TOOLS:
             page = await _raw_page(client, cursor)
             listing.pages += 1
+            if progress is not None:
+                progress.pages = listing.pages
             tools = page.get("tools")
             listing.tools += (
                 [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
@@ -154,6 +209,13 @@ async def _list_every_page(target: Any, where: str, mode: str) -> Listing:
             cursor = page.get("nextCursor")
             if not cursor:
                 return listing
+            if str(cursor) in seen:  # a loop: the same pages again, forever
+                message = (
+                    f"tools/list gave the cursor {_json(cursor)} a second time, after"
+                    f" {listing.pages} pages: the server pages in a loop"
+                )
+                raise LoadError([Problem(where, None, "$", message)])
+            seen.add(str(cursor))
     message = f"tools/list still paging after {len(listing.tools)} tools in {listing.pages} pages"
     raise LoadError([Problem(where, None, "$", message)])
 
