@@ -88,13 +88,13 @@ async def _whole_group(transport: Any) -> AsyncIterator[Any]:
         return process
 
     if spawn is not None and os.name == "posix":
-        stdio._create_platform_compatible_process = recording  # type: ignore[attr-defined]
+        stdio._create_platform_compatible_process = recording
     try:
         async with transport as streams:
             yield streams
     finally:
         if spawn is not None:
-            stdio._create_platform_compatible_process = spawn  # type: ignore[attr-defined]
+            stdio._create_platform_compatible_process = spawn
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
