@@ -249,3 +249,5 @@ class AttemptRecord(TypedDict):
     feedback: NotRequired[FeedbackStyle]
     repair: NotRequired[RepairSummary]
     repair_turns: NotRequired[list[RepairTurnRecord]]
+    # turn 1 (and turn 2) copied from the first feedback arm of the same repetition
+    first_turn_shared: NotRequired[bool]
