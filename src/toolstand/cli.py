@@ -104,7 +104,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace, *, lock: bool) -> int:
-    from toolstand.spec.check import run_check
+    from toolstand.lint.check import run_check
     from toolstand.util.printable import visible
 
     args.tools, args.cases = contract_and_cases(args)

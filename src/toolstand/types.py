@@ -29,6 +29,12 @@ EFFECTS: tuple[Effect, ...] = get_args(Effect)
 # the feedback a repair turn sends (design.md, Repair turn), each its own arm
 FeedbackStyle = Literal["traceback", "path_value", "allowed", "allowed_prose"]
 FEEDBACK_STYLES: tuple[FeedbackStyle, ...] = get_args(FeedbackStyle)
+# the faults sim-flaky draws (a config's ``sim.fault_rates`` names them), in the fixed
+# order its seeded draw walks them
+SimFault = Literal[
+    "rate_limited", "server_error", "overloaded", "timeout", "torn_body", "html_502", "reset"
+]
+SIM_FAULTS: tuple[SimFault, ...] = get_args(SimFault)
 
 ToolChoice = Literal["auto", "none", "required"]
 TOOL_CHOICES: tuple[ToolChoice, ...] = get_args(ToolChoice)

@@ -43,9 +43,7 @@ async def test_step_edit_and_record_repair_turns(project: Path) -> None:
         sent = orjson.dumps(state.repairs[0].turn.built.http.body).decode()
         assert "edited by hand" in sent
         while repair_due(state, proj.config):
-            await session.repair(
-                state, "path_value", feedback_for(state, "path_value")
-            )
+            await session.repair(state, "path_value", feedback_for(state, "path_value"))
         assert len(state.repairs) <= 2
         path, rec = session.append(state)
     finally:

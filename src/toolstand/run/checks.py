@@ -13,9 +13,9 @@ from typing import Any
 
 import orjson
 
+from toolstand.lint.check import case_problems
 from toolstand.run.inputs import Inputs
 from toolstand.spec.cases import CaseFile
-from toolstand.spec.check import case_problems
 from toolstand.spec.contract import Contract
 from toolstand.util.problems import LoadError, Problem
 

@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 
 from toolstand.judge.verdict import schema_violations
+from toolstand.lint.check import check_cases
 from toolstand.spec.cases import CaseFile, CaseLine, parse_case_line
-from toolstand.spec.check import check_cases
 from toolstand.spec.contract import Contract, ToolSpec
 from toolstand.util.canonical import canonical_equal
 from toolstand.util.printable import visible, visible_lines
