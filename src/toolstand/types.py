@@ -29,6 +29,9 @@ EFFECTS: tuple[Effect, ...] = get_args(Effect)
 # the feedback a repair turn sends (design.md, Repair turn), each its own arm
 FeedbackStyle = Literal["traceback", "path_value", "allowed", "allowed_prose"]
 FEEDBACK_STYLES: tuple[FeedbackStyle, ...] = get_args(FeedbackStyle)
+# the header toolstand's client names an attempt's repetition in, sent to the embedded
+# simulator only: its seeded draws then depend on the repetition, never on arrival order
+REPETITION_HEADER = "x-toolstand-repetition"
 # the faults sim-flaky draws (a config's ``sim.fault_rates`` names them), in the fixed
 # order its seeded draw walks them
 SimFault = Literal[

@@ -17,10 +17,7 @@ from toolstand.attempt.reading import Reading, read_turn
 from toolstand.judge.verdict import followup_applies
 from toolstand.spec.config import Config
 from toolstand.transport import RetryPolicy, exchange, make_client
-
-# the repetition an attempt is, sent to the embedded simulator only: its seeded draws
-# depend on (seed, request, repetition), never on the order requests arrive in
-REPETITION_HEADER = "x-toolstand-repetition"
+from toolstand.types import REPETITION_HEADER
 
 
 def client_for(config: Config) -> httpx.AsyncClient:

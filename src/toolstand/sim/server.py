@@ -1,9 +1,15 @@
 """SimServer: the simulated provider, a real HTTP server on loopback speaking four wire APIs.
 
-Determinism: a request's fingerprint is a hash of its path and body; the k-th time a
-fingerprint arrives it gets draws seeded by (seed, fingerprint, k). So a repeated
-request gets a fresh draw, yet the multiset of a run's outcomes is fixed by the seed
-whatever the concurrency or arrival order.
+Determinism: a request's fingerprint is a hash of its path and body (the model, the
+case, the mode and the conversation so far are all in it). toolstand's own client names
+the repetition an attempt is (``x-toolstand-repetition``): a turn 1 is then seeded by
+(seed, fingerprint, repetition) and a later turn by its fingerprint alone (its
+conversation holds the repetition's own earlier answers), a retry by the number of
+tries before it. So an answer never depends on the order requests arrive in, nor on how
+many feedback arms share the turn (design.md, Repair turn). Another client's k-th
+identical request gets draws seeded by (seed, fingerprint, k): a fresh draw each time,
+the multiset of outcomes fixed by the seed. Repetition n's turn 1 draws what the n-th
+identical request would, so the two agree wherever arrival order did not matter.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ from toolstand.sim.wire_gemini import GeminiWire
 from toolstand.sim.wire_responses import ResponsesWire
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract
-from toolstand.types import APIS
+from toolstand.types import APIS, REPETITION_HEADER
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +140,8 @@ class SimServer:
         self.max_in_flight = 0
         self.in_flight = 0
         self.outcomes: Counter[str] = Counter()
+        # (model, case id, first turn?) of each request answered, in arrival order
+        self.log: list[tuple[str, str | None, bool]] = []
         self.root = ""
         self._index = OwnToolsIndex(cases)
         self._effects = {t.name: t.effect for t in contract.tools}
@@ -294,11 +302,12 @@ class SimServer:
         fingerprint = hashlib.blake2b(
             request.path.encode() + b"\0" + request.body, digest_size=16
         ).digest()
-        k = self._seen.get(fingerprint, 0)
-        self._seen[fingerprint] = k + 1
+        first = not turn.calls and not turn.results
+        repetition = request.headers.get(REPETITION_HEADER) if first else "1"
         digest = hashlib.blake2b(
-            fingerprint + k.to_bytes(8, "big"), key=self._key, digest_size=16
+            self._draw_key(fingerprint, repetition), key=self._key, digest_size=16
         ).digest()
+        self.log.append((model, case.id if case is not None else None, first))
         rid = digest.hex()[:20]
         draws = Draws(int.from_bytes(digest[8:], "big"))
         outcome = repair_answer(persona, case, turn, draws) or decide(
@@ -312,6 +321,17 @@ class SimServer:
         self.outcomes["truncated" if answer.truncated else answer.kind] += 1
         data = wire.render(answer, turn, rid, max(1, len(request.body) // 4))
         return Reply(200, orjson.dumps(data), headers)
+
+    def _draw_key(self, fingerprint: bytes, repetition: str | None) -> bytes:
+        """What a request's draws are seeded by (see the module docstring)."""
+        if repetition is None or not repetition.isdigit() or int(repetition) < 1:
+            k = self._seen.get(fingerprint, 0)
+            self._seen[fingerprint] = k + 1
+            return fingerprint + k.to_bytes(8, "big")
+        index = (int(repetition) - 1).to_bytes(8, "big")
+        tries = self._seen.get(fingerprint + index, 0)
+        self._seen[fingerprint + index] = tries + 1
+        return fingerprint + index + (tries.to_bytes(8, "big") if tries else b"")
 
     def _fault(
         self,
