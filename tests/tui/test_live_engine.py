@@ -5,6 +5,7 @@ absent exactly as the live answer would (issue 27, bugs 1 and 2)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -13,7 +14,7 @@ from toolstand.tui.model.project import load_project
 
 from .conftest import write_config
 
-LOOKUP_PARCEL = {
+LOOKUP_PARCEL: dict[str, Any] = {
     "name": "lookup_parcel",
     "description": "Find a parcel by its tracking number.",
     "effect": "read",
@@ -24,7 +25,7 @@ LOOKUP_PARCEL = {
         "additionalProperties": False,
     },
 }
-OWN_TOOLS_CASE = {
+OWN_TOOLS_CASE: dict[str, Any] = {
     "id": "parcel_own_tools",
     "user": "Where is parcel TRK-42?",
     "tools": [LOOKUP_PARCEL],
@@ -32,7 +33,7 @@ OWN_TOOLS_CASE = {
 }
 
 
-def _add_case(project: Path, case: dict[str, object]) -> None:
+def _add_case(project: Path, case: dict[str, Any]) -> None:
     with (project / "cases" / "delivery.jsonl").open("ab") as fh:
         fh.write(orjson.dumps(case) + b"\n")
 
@@ -55,6 +56,7 @@ async def test_a_case_with_its_own_tools_is_offered_them_live(project: Path) -> 
         await session.close()
     assert rec["offered_tools"] == ["lookup_parcel"]
     assert rec["blocked_tools"] == []
+    assert rec["decision"] is not None
     sent = rec["request"]["body"]["tools"]
     assert [t["function"]["name"] for t in sent] == ["lookup_parcel"]
     assert rec["judgement"] is not None
@@ -81,6 +83,7 @@ def test_a_pasted_answer_is_judged_on_the_case_s_own_tools(project: Path) -> Non
     }
     view = judge_pasted(proj, 0, case, "auto", 200, orjson.dumps(body).decode())
     assert view.judgement is not None and view.judgement["verdict"] == "pass"
+    assert view.request is not None
     assert [t["function"]["name"] for t in view.request["body"]["tools"]] == ["lookup_parcel"]
 
 
