@@ -13,7 +13,7 @@ list of what is allowed; each is measured apart, so each style below gives a kno
 - ``allowed_prose``: the information of ``allowed`` as sentences in the ``detail``, with
   no ``errors`` list (prose against JSON, seed 002: no difference found).
 
-Not to be confused with ``repair.py``, the judge's declared deterministic repairs.
+Not to be confused with ``judge/normalize.py``, the judge's declared deterministic repairs.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ __all__ = [
     "Reading",
     "decode_body",
     "followup_applies",
+    "read_answer",
     "read_turn",
     "recorded_request",
     "request_record",
@@ -65,11 +66,22 @@ def read_turn(
     """``body`` (decoded: JSON, or the text of a non-JSON body) answered with ``status``
     to ``built``. ``results``: the tool results turn 2 sent (then the followup checks
     judge it); None for turn 1 and repair turns."""
-    adapter = plan.adapter
-    err = adapter.classify_error(status, dict(headers), body)
+    err = plan.adapter.classify_error(status, dict(headers), body)
     if err is not None:
         return Reading(error={"code": err.code, "message": err.message, "status": status})
-    decision = adapter.parse_decision(body)
+    return read_answer(plan, built, body, results=results)
+
+
+def read_answer(
+    plan: AttemptPlan,
+    built: BuiltRequest,
+    body: Any,
+    *,
+    results: list[dict[str, Any]] | None = None,
+) -> Reading:
+    """``read_turn`` after the classification: the body is an answer (the transport
+    classified it already on a live turn, so it is not asked twice)."""
+    decision = plan.adapter.parse_decision(body)
     if built.nullable:  # strict mode: a null there means absent
         decision = nulls_as_absent(decision, built.nullable)
     if results is not None:

@@ -2,7 +2,7 @@
 
 design.md, Repair turn: when turn 1 has a call whose arguments do not parse or fail its
 schema, the fake executor answers it with a validation problem in the attempt's feedback
-style (repair_feedback.py), sent through the adapter's ``append_tool_result`` after the
+style (feedback.py), sent through the adapter's ``append_tool_result`` after the
 conversation so far; the next answer is judged against the same expectation, at most
 ``max_repairs`` times. Turn 1's judgement is never touched: the repair turns and their
 summary sit beside it in the record.

@@ -3,7 +3,7 @@
 Shared by the headless runner (attempt/arms.py) and the TUI's Run screen, which steps
 through the same functions one at a time (so it can edit the tool results before the
 second turn and the feedback before a repair turn). Every answer is read by
-``reading.read_turn``.
+``reading`` (``read_turn``; here ``read_answer``, as the exchange classified it).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import httpx
 from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, ToolResult
 from toolstand.attempt.executor import execute
 from toolstand.attempt.plan import AttemptPlan, AttemptState, RepairTurn, Turn
-from toolstand.attempt.reading import Reading, read_turn
+from toolstand.attempt.reading import Reading, read_answer
 from toolstand.judge.verdict import followup_applies
 from toolstand.spec.config import Config
 from toolstand.transport import RetryPolicy, exchange, make_client
@@ -58,7 +58,8 @@ async def send(
     if ex.error is not None or ex.status is None:
         return Turn(built, ex, None), Reading(error=ex.transport_error_record())
     sent = [r.result for r in results] if results is not None else None
-    reading = read_turn(state.plan, built, ex.status, ex.headers, ex.body, results=sent)
+    # the exchange classified the status and body already: an answer is read from here
+    reading = read_answer(state.plan, built, ex.body, results=sent)
     return Turn(built, ex, reading.decision), reading
 
 

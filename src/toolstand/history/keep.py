@@ -52,7 +52,9 @@ class IndexedWriter(JsonlWriter):
 
     def write(self, record: Mapping[str, Any]) -> None:
         # attempts in the key order the fast readers slice (read.in_key_order)
-        line = orjson.dumps(in_key_order(dict(record))) + b"\n"
+        line = (
+            orjson.dumps(in_key_order(record if isinstance(record, dict) else dict(record))) + b"\n"
+        )
         self._put(line)
         if self.index_error is not None:
             return

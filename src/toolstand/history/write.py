@@ -64,7 +64,9 @@ class JsonlWriter:
             raise HistoryWriteError(path, exc) from None
 
     def write(self, record: Mapping[str, Any]) -> None:
-        self._put(orjson.dumps(in_key_order(dict(record))) + b"\n")
+        self._put(
+            orjson.dumps(in_key_order(record if isinstance(record, dict) else dict(record))) + b"\n"
+        )
 
     def _put(self, line: bytes) -> None:
         try:
