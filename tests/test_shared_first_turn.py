@@ -170,3 +170,17 @@ def test_demo_repair_arms_have_equal_needed_repair_denominators(tmp_path: Path) 
     text = render_table(report)
     assert "repair arms paired on the same failures" in text
     assert "traceback vs allowed " in text
+
+
+def test_the_progress_line_counts_one_first_turn_request_per_repetition(tmp_path: Path) -> None:
+    import io
+
+    data = config(repair={"max_repairs": 1, "feedback": ARMS}, parallelism=2, reps=3)
+    inputs = load_inputs(parse_config(orjson.dumps(data), "cfg", ROOT), "cfg")
+    only = {"direct_lookup", "quote_complete"}
+    records = len(plan(inputs, only))
+    progress = io.StringIO()
+    asyncio.run(run(inputs, tmp_path / "run.jsonl", only=only, progress_out=progress))
+    last = progress.getvalue().splitlines()[-1]
+    assert last.startswith(f"[{records}/{records}]")
+    assert f"  {records // len(ARMS)} first-turn requests planned" in last
