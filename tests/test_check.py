@@ -12,8 +12,8 @@ import orjson
 import pytest
 
 from toolstand.cli import main
+from toolstand.lint.check import run_check
 from toolstand.spec.cases import load_cases, parse_cases
-from toolstand.spec.check import run_check
 from toolstand.spec.config import load_config
 from toolstand.spec.contract import load_contract, parse_contract
 from toolstand.util.problems import LoadError
@@ -254,7 +254,7 @@ def test_cli_reports_bad_config_without_traceback(tmp_path: Path) -> None:
 
 def test_strict_mode_warnings_name_what_each_api_rejects() -> None:
     # the same keyword lists the adapters note when they send in strict mode
-    from toolstand.spec.check import api_warnings
+    from toolstand.lint.check import api_warnings
 
     params = {
         "type": "object",

@@ -10,7 +10,8 @@ from typing import Any
 import httpx
 import orjson
 
-from toolstand.attempt.turns import Target, run_attempt
+from toolstand.attempt.arms import run_attempt
+from toolstand.attempt.plan import Target
 from toolstand.spec.cases import Case
 from toolstand.spec.config import Config
 from toolstand.spec.contract import Contract, ToolSpec

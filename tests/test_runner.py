@@ -306,16 +306,16 @@ def test_requests_per_minute_spaces_request_starts(monkeypatch: pytest.MonkeyPat
 def test_a_crashing_attempt_is_reported_not_fatal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolstand.run import work as runner_mod  # where the workers call run_attempt
+    from toolstand.run import work as runner_mod  # where the workers call run_arms
 
-    real = runner_mod.run_attempt
+    real = runner_mod.run_arms
 
-    async def sometimes(*args: Any, **kw: Any) -> AttemptRecord:
+    async def sometimes(*args: Any, **kw: Any) -> list[AttemptRecord]:
         if args[1].id == "missing_id":
             raise RuntimeError("planted bug")
         return await real(*args, **kw)
 
-    monkeypatch.setattr(runner_mod, "run_attempt", sometimes)
+    monkeypatch.setattr(runner_mod, "run_arms", sometimes)
     inputs = make_inputs([sim("sim-careful", "openai-chat")])
     out = tmp_path / "run.jsonl"
     summary = go(inputs, out, only={"direct_lookup", "missing_id", "invalid_id"})
@@ -323,7 +323,7 @@ def test_a_crashing_attempt_is_reported_not_fatal(
     assert sorted(a["case_id"] for a in attempts) == ["direct_lookup", "invalid_id"]
     assert summary.verdicts["crashed"] == 1 and "CRASHED 1" in summary.line()
     # --resume retries what was not recorded
-    monkeypatch.setattr(runner_mod, "run_attempt", real)
+    monkeypatch.setattr(runner_mod, "run_arms", real)
     go(inputs, out, resume=True, only={"direct_lookup", "missing_id", "invalid_id"})
     assert sorted(a["case_id"] for a in read(out)[1]) == [
         "direct_lookup",

@@ -81,7 +81,8 @@ def test_a_real_attempt_has_exactly_the_declared_keys(tmp_path: Path) -> None:
         sim={"fault_rates": {"server_error": 0.2}},  # sim-flaky only
     )
     required, optional = keys(AttemptRecord)
-    assert optional == {"feedback", "repair", "repair_turns"}  # runs with repair turns only
+    # runs with repair turns only (first_turn_shared: arms after the first)
+    assert optional == {"feedback", "repair", "repair_turns", "first_turn_shared"}
     assert all(a.keys() == required for a in attempts)
 
     judged = [a["judgement"] for a in attempts if a["judgement"] is not None]
@@ -119,10 +120,16 @@ def test_a_repair_attempt_adds_exactly_the_optional_keys(tmp_path: Path) -> None
         tmp_path,
         ("sim-sloppy",),
         repetitions=2,
-        repair={"max_repairs": 2, "feedback": ["allowed"]},
+        repair={"max_repairs": 2, "feedback": ["allowed", "traceback"]},
     )
     required, optional = keys(AttemptRecord)
-    assert all(a.keys() == required | optional for a in attempts)
+    # the second arm's records hold a copy of the first's turn 1, and say so
+    first_arm = [a for a in attempts if a["feedback"] == "allowed"]
+    second_arm = [a for a in attempts if a["feedback"] == "traceback"]
+    assert first_arm and second_arm
+    assert all(a.keys() == required | optional - {"first_turn_shared"} for a in first_arm)
+    assert all(a.keys() == required | optional for a in second_arm)
+    assert all(a["first_turn_shared"] is True for a in second_arm)
     assert all(a["repair"].keys() == keys(RepairSummary)[0] for a in attempts)
     turns = [t for a in attempts for t in a["repair_turns"]]
     assert turns and all(t.keys() == keys(RepairTurnRecord)[0] for t in turns)

@@ -105,7 +105,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _lint(args: argparse.Namespace, *, lock: bool) -> int:
-    from toolstand.spec.check import run_check
+    from toolstand.lint.check import run_check
     from toolstand.util.printable import visible
 
     if args.no_cases:

@@ -33,6 +33,15 @@ SIM_CASE_HEADER = "x-toolstand-case"
 # the feedback a repair turn sends (design.md, Repair turn), each its own arm
 FeedbackStyle = Literal["traceback", "path_value", "allowed", "allowed_prose"]
 FEEDBACK_STYLES: tuple[FeedbackStyle, ...] = get_args(FeedbackStyle)
+# the header toolstand's client names an attempt's repetition in, sent to the embedded
+# simulator only: its seeded draws then depend on the repetition, never on arrival order
+REPETITION_HEADER = "x-toolstand-repetition"
+# the faults sim-flaky draws (a config's ``sim.fault_rates`` names them), in the fixed
+# order its seeded draw walks them
+SimFault = Literal[
+    "rate_limited", "server_error", "overloaded", "timeout", "torn_body", "html_502", "reset"
+]
+SIM_FAULTS: tuple[SimFault, ...] = get_args(SimFault)
 
 ToolChoice = Literal["auto", "none", "required"]
 TOOL_CHOICES: tuple[ToolChoice, ...] = get_args(ToolChoice)
@@ -248,3 +257,5 @@ class AttemptRecord(TypedDict):
     feedback: NotRequired[FeedbackStyle]
     repair: NotRequired[RepairSummary]
     repair_turns: NotRequired[list[RepairTurnRecord]]
+    # turn 1 (and turn 2) copied from the first feedback arm of the same repetition
+    first_turn_shared: NotRequired[bool]

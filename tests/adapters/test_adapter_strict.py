@@ -11,7 +11,8 @@ import orjson
 
 from toolstand.adapters import get_adapter, tools_payload
 from toolstand.adapters.strict import nullable, nulls_as_absent, rewrite_strict
-from toolstand.attempt.turns import Target, run_attempt
+from toolstand.attempt.arms import run_attempt
+from toolstand.attempt.plan import Target
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.judge.verdict import judge
 from toolstand.run.rejudge import rejudge_record

@@ -19,13 +19,13 @@ import pytest
 from record_factory import attempt, err, header, judgement, transport, write_jsonl
 
 from toolstand.cli import main
+from toolstand.lint.check import run_check
 from toolstand.reporting.commands import cmd_compare, cmd_report
 from toolstand.reporting.formats import write_errors_csv, write_junit
 from toolstand.reporting.metrics import compute_files
 from toolstand.run import rejudge
 from toolstand.run.rejudge import Change
 from toolstand.spec.cases import parse_cases
-from toolstand.spec.check import run_check
 from toolstand.spec.config import parse_config
 from toolstand.util.problems import LoadError
 

@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from toolstand.cli import main
-from toolstand.spec.check import run_check
+from toolstand.lint.check import run_check
 
 from .support import ROOT, config_data, sim
 

@@ -29,11 +29,11 @@ async def test_step_edit_and_record_repair_turns(project: Path) -> None:
     try:
         for _ in range(30):  # sim-sloppy breaks this case's call now and then
             state = await session.first(0, case, "auto")
-            if repair_due(state, proj.contract, proj.config):
+            if repair_due(state, proj.config):
                 break
         else:
             raise AssertionError("sim-sloppy never sent an invalid call")
-        results = feedback_for(state, "path_value", proj.contract)
+        results = feedback_for(state, "path_value")
         problem = results[0].result
         assert problem["error"]["code"] == "INVALID_ARGUMENTS"
         # the user edits the feedback: the edit is what goes out
@@ -42,10 +42,8 @@ async def test_step_edit_and_record_repair_turns(project: Path) -> None:
         assert len(state.repairs) == 1 and state.feedback == "path_value"
         sent = orjson.dumps(state.repairs[0].turn.built.http.body).decode()
         assert "edited by hand" in sent
-        while repair_due(state, proj.contract, proj.config):
-            await session.repair(
-                state, "path_value", feedback_for(state, "path_value", proj.contract)
-            )
+        while repair_due(state, proj.config):
+            await session.repair(state, "path_value", feedback_for(state, "path_value"))
         assert len(state.repairs) <= 2
         path, rec = session.append(state)
     finally:

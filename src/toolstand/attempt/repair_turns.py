@@ -2,7 +2,7 @@
 
 design.md, Repair turn: when turn 1 has a call whose arguments do not parse or fail its
 schema, the fake executor answers it with a validation problem in the attempt's feedback
-style (repair_feedback.py), sent through the adapter's ``append_tool_result`` after the
+style (feedback.py), sent through the adapter's ``append_tool_result`` after the
 conversation so far; the next answer is judged against the same expectation, at most
 ``max_repairs`` times. Turn 1's judgement is never touched: the repair turns and their
 summary sit beside it in the record.
@@ -16,98 +16,43 @@ attempt leaves the repair denominators) and the tokens the repair turns cost.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
-from toolstand.adapters.base import Adapter, ToolResult
-from toolstand.adapters.schema import Parts
-from toolstand.adapters.strict import nulls_as_absent
+from toolstand.adapters.base import Adapter, BuiltRequest, ToolResult
 from toolstand.attempt.feedback import decision_needs_repair, repair_results
-from toolstand.decision import ModelDecision
-from toolstand.judge.verdict import judge
-from toolstand.spec.cases import Case
-from toolstand.spec.contract import Contract
+from toolstand.attempt.plan import AttemptPlan, AttemptState, RepairTurn
+from toolstand.attempt.reading import Reading, read_turn
+from toolstand.attempt.turns import repair_turn
 from toolstand.transport import RetryPolicy, request_hash, sanitize_request
-from toolstand.types import FeedbackStyle, Judgement, RepairSummary, RepairTurnRecord
-
-if TYPE_CHECKING:
-    from toolstand.attempt.turns import AttemptState, Turn
+from toolstand.types import RepairSummary, RepairTurnRecord
 
 
-@dataclass
-class RepairTurn:
-    """One repair turn: the feedback sent and what came back."""
-
-    index: int  # 1-based: the first repair is turn 2 of the attempt
-    feedback: FeedbackStyle
-    results: list[ToolResult]
-    turn: Turn
-    judgement: Judgement | None = None
-    valid: bool = False  # calls, all schema-valid (turn_valid)
-
-
-def turn_valid(decision: ModelDecision | None, contract: Contract) -> bool:
-    """A turn with calls, none of them to a contract tool with unparseable or
-    schema-invalid arguments."""
-    return (
-        decision is not None
-        and bool(decision.calls)
-        and not decision_needs_repair(decision, contract)
-    )
-
-
-def repair_due(state: AttemptState, contract: Contract, budget: int) -> bool:
+def repair_due(state: AttemptState, budget: int) -> bool:
     """The last turn has a call that needs repair and fewer than ``budget`` repair
     turns were sent (a turn that failed on the wire needs none)."""
     last = state.last_turn
     return (
         last is not None
         and len(state.repairs) < budget
-        and decision_needs_repair(last.decision, contract)
+        and decision_needs_repair(last.decision, state.plan.contract)
     )
 
 
-def next_feedback(state: AttemptState, contract: Contract) -> list[ToolResult] | None:
+def next_feedback(state: AttemptState) -> list[ToolResult] | None:
     """The results to send for the last turn's calls, or None when no repair is due:
     repairs off, budget spent, or the last turn needs none (or failed on the wire)."""
-    if state.feedback is None or not repair_due(state, contract, state.max_repairs):
+    if state.feedback is None or not repair_due(state, state.max_repairs):
         return None
     assert state.last_turn is not None and state.last_turn.decision is not None
-    return repair_results(state.last_turn.decision, state.feedback, contract, state.case)
+    return repair_results(state.last_turn.decision, state.feedback, state.plan.contract, state.case)
 
 
-async def repair_turn(
-    state: AttemptState,
-    results: list[ToolResult],
-    contract: Contract,
-    client: httpx.AsyncClient,
-    policy: RetryPolicy,
-) -> RepairTurn:
-    """Send ``results`` after the conversation so far; judge the answer like turn 1."""
-    from toolstand.attempt.turns import continued, judge_turn, send
-
-    assert state.feedback is not None
-    last = state.last_turn
-    assert last is not None
-    built = continued(last, state.target.adapter, results)
-    turn = await send(state, built, client, policy)
-    rt = RepairTurn(len(state.repairs) + 1, state.feedback, results, turn)
-    rt.valid = turn_valid(turn.decision, contract)
-    if turn.decision is not None:
-        rt.judgement = judge_turn(state, turn.decision, contract)
-    state.repairs.append(rt)
-    return rt
-
-
-async def repair_loop(
-    state: AttemptState, contract: Contract, client: httpx.AsyncClient, policy: RetryPolicy
-) -> None:
+async def repair_loop(state: AttemptState, client: httpx.AsyncClient, policy: RetryPolicy) -> None:
     """Repair turns until one needs no repair, the budget is spent or the wire fails."""
-    while (results := next_feedback(state, contract)) is not None:
-        await repair_turn(state, results, contract, client, policy)
+    while (results := next_feedback(state)) is not None:
+        await repair_turn(state, results, client, policy)
 
 
 # --- records ---
@@ -176,17 +121,12 @@ def repair_fields(state: AttemptState) -> dict[str, Any]:  # the keys AttemptRec
 
 
 def rejudge_repairs(
-    rec: dict[str, Any],
-    decision: ModelDecision,
-    case: Case,
-    contract: Contract,
-    adapter: Adapter,
-    nullable: Mapping[str, list[Parts]],
+    rec: dict[str, Any], plan: AttemptPlan, built: BuiltRequest, first: Reading
 ) -> dict[str, Any]:
-    """``repair`` and ``repair_turns`` of a record re-parsed and re-judged from their raw
-    bodies, strict mode's nulls read as absent as in turn 1; ``decision`` is turn 1's,
-    re-parsed, and ``contract`` the case's own. {} for a record without repairs."""
-    if rec.get("feedback") is None:
+    """``repair`` and ``repair_turns`` of a record re-read from their raw bodies by
+    ``read_turn`` (strict mode's nulls read as absent as in turn 1); ``first`` is turn
+    1 re-read. {} for a record without repairs."""
+    if plan.feedback is None:
         return {}
     turns = []
     for t in rec.get("repair_turns") or []:
@@ -194,21 +134,9 @@ def rejudge_repairs(
         resp = t.get("response") or {}
         status = resp.get("status")
         if status is not None:
-            err = adapter.classify_error(status, resp.get("headers") or {}, resp.get("body"))
-            if err is None:
-                d = nulls_as_absent(adapter.parse_decision(resp.get("body")), nullable)
-                j = judge(
-                    case,
-                    d,
-                    contract,
-                    offered_tools=rec.get("offered_tools"),
-                    mode=rec.get("mode", "auto"),
-                )
-                t.update(decision=d.to_dict(), judgement=j, transport_error=None)
-                t["valid"] = turn_valid(d, contract)
-            else:
-                error = {"code": err.code, "message": err.message, "status": status}
-                t.update(decision=None, judgement=None, transport_error=error, valid=False)
+            r = read_turn(plan, built, status, resp.get("headers") or {}, resp.get("body"))
+            decision = r.decision.to_dict() if r.decision is not None else None
+            t.update(decision=decision, judgement=r.judgement, transport_error=r.error)
+            t["valid"] = r.valid
         turns.append(t)
-    needed = decision_needs_repair(decision, contract)
-    return {"repair": summary(needed, turns), "repair_turns": turns}
+    return {"repair": summary(first.needs_repair, turns), "repair_turns": turns}

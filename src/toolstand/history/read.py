@@ -106,14 +106,17 @@ def _ordered(d: dict[str, Any], first: Iterable[str], last: Iterable[str] = ()) 
 
 def in_key_order(rec: dict[str, Any]) -> dict[str, Any]:
     """The same attempt record with its keys in the order the fast readers want (see
-    the module docstring); the runner writes what this returns. Values are untouched."""
+    the module docstring); the history's writers write what this returns. Keys and
+    values are untouched."""
     if rec.get("type") != "attempt":
         return rec
     out = {k: rec[k] for k in _HEAD_ORDER if k in rec}
-    st = rec.get("second_turn")
-    out["second_turn"] = _ordered(st, _SECOND_ORDER, _BULKY) if isinstance(st, dict) else st
-    j = rec.get("judgement")
-    out["judgement"] = _ordered(j, _JUDGEMENT_ORDER) if isinstance(j, dict) else j
+    if "second_turn" in rec:  # a key the record lacks is never added
+        st = rec["second_turn"]
+        out["second_turn"] = _ordered(st, _SECOND_ORDER, _BULKY) if isinstance(st, dict) else st
+    if "judgement" in rec:
+        j = rec["judgement"]
+        out["judgement"] = _ordered(j, _JUDGEMENT_ORDER) if isinstance(j, dict) else j
     for k, v in rec.items():
         if k not in out and k not in _BULKY:
             out[k] = v

@@ -10,6 +10,7 @@ from typing import IO, Any, BinaryIO, Self
 import orjson
 
 from toolstand.history.lock import HistoryLock, os_error
+from toolstand.history.read import in_key_order
 from toolstand.util.problems import LoadError, Problem
 
 # provider, model, api, case_id, mode, attempt, feedback arm (None without repairs)
@@ -63,7 +64,9 @@ class JsonlWriter:
             raise HistoryWriteError(path, exc) from None
 
     def write(self, record: Mapping[str, Any]) -> None:
-        self._put(orjson.dumps(record) + b"\n")
+        self._put(
+            orjson.dumps(in_key_order(record if isinstance(record, dict) else dict(record))) + b"\n"
+        )
 
     def _put(self, line: bytes) -> None:
         try:

@@ -215,7 +215,7 @@ def cmd_check_drift(args: argparse.Namespace) -> int:
     """Drift between the contract and its live source; 1 when it fails the bump rule."""
     from toolstand.importers.build import source_hash
     from toolstand.importers.drift import compare, gate
-    from toolstand.spec.check import read_lock, record_source
+    from toolstand.lint.check import read_lock, record_source
     from toolstand.spec.contract import load_contract
 
     contract_path = Path(args.tools)

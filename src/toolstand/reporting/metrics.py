@@ -267,7 +267,7 @@ class Collector:
         if g.repair is not None:
             summary = get("repair")
             if isinstance(summary, dict):
-                g.repair.add(summary, t.case_id)
+                g.repair.add(summary, t.case_id, number)
         st_te = None
         if st:
             st_te = st.get("transport_error")

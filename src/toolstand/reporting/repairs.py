@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolstand.reporting.stats import Rate
+from toolstand.reporting.stats import Rate, mcnemar_exact
 
 MAX_REPAIRS = 3  # config repair.max_repairs allows 0..3: the curve has three points
 # the rates compare tests per case (first_attempt_validity is raw_schema_validity again)
@@ -38,9 +38,12 @@ class RepairTally:
     overhead_tokens: int = 0  # input + output tokens of the repair turns counted
     # case id -> [needed, valid, passed after 1, after 2, after 3]: for paired compare
     per_case: dict[str, list[int]] = field(default_factory=dict)
+    # (case id, repetition) -> repaired within the budget, for each attempt that needed
+    # repair: the arms of one repetition share turn 1, so they pair on the same failures
+    paired: dict[tuple[str, int], bool] = field(default_factory=dict)
 
-    def add(self, summary: Mapping[str, Any], case_id: str = "") -> None:
-        """One scored attempt's ``repair`` summary."""
+    def add(self, summary: Mapping[str, Any], case_id: str = "", attempt: int = 0) -> None:
+        """One scored attempt's ``repair`` summary (``attempt``: its repetition)."""
         if not summary.get("needed"):
             return
         te = summary.get("transport_error")
@@ -56,6 +59,7 @@ class RepairTally:
             self.valid += 1
             case[1] += 1
         k = summary.get("passed_after")
+        self.paired[(case_id, attempt)] = isinstance(k, int) and k >= 1
         if isinstance(k, int) and k >= 1:
             self.passed_after[k] += 1
             self.repair_turns_of_successes += k
@@ -143,6 +147,34 @@ def comparison_lines(arms: list[tuple[str, RepairTally, Rate]], fmt: Any) -> lis
             out.append(f"  {label}")
             last = label
         out.append(f"    {tally.feedback:<14} {fmt(rates['repair_success_rate'])}  curve {curve}")
+    return out + paired_lines(arms)
+
+
+def paired_lines(arms: list[tuple[str, RepairTally, Rate]]) -> list[str]:
+    """Each two arms of one group compared on the same failures: the arms of a
+    (case, repetition) share turn 1, so an attempt one arm repaired and the other did
+    not is a discordant pair; the exact two-sided McNemar p over those pairs."""
+    by_label: dict[str, list[RepairTally]] = {}
+    for label, tally, _ in arms:
+        by_label.setdefault(label, []).append(tally)
+    out: list[str] = []
+    for label, tallies in by_label.items():
+        if len(tallies) < 2:
+            continue
+        out += [
+            "",
+            "repair arms paired on the same failures (one turn 1 per case and repetition)",
+            "  pairs · repaired by the first arm only vs the second only · exact McNemar p",
+            f"  {label}",
+        ]
+        for i, a in enumerate(tallies):
+            for b in tallies[i + 1 :]:
+                both = a.paired.keys() & b.paired.keys()
+                only_a = sum(1 for k in both if a.paired[k] and not b.paired[k])
+                only_b = sum(1 for k in both if b.paired[k] and not a.paired[k])
+                p = mcnemar_exact(only_a, only_b, two_sided=True)
+                pair = f"{a.feedback} vs {b.feedback}"
+                out.append(f"    {pair:<28} {len(both)} pairs · {only_a} vs {only_b} · p {p:.2g}")
     return out
 
 

@@ -9,17 +9,15 @@ it, or mixes two runs under one run_id. Each is refused with a one-line reason i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
+from toolstand.lint.check import case_problems
+from toolstand.run.inputs import Inputs
 from toolstand.spec.cases import CaseFile
-from toolstand.spec.check import case_problems
 from toolstand.spec.contract import Contract
 from toolstand.util.problems import LoadError, Problem
-
-if TYPE_CHECKING:
-    from toolstand.run.runner import Inputs
 
 _FIRST_LINE_MAX = 1 << 24  # a run header is a few KB; a longer first line is not one
 

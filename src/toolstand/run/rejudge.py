@@ -15,9 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from toolstand.adapters import get_adapter
-from toolstand.adapters.strict import nulls_as_absent
-from toolstand.adapters.tools import recorded_nullable
+from toolstand.attempt.plan import plan_recorded
+from toolstand.attempt.reading import (
+    followup_applies,
+    read_turn,
+    recorded_request,
+    with_turn_errors,
+)
 from toolstand.attempt.repair_turns import rejudge_repairs
 from toolstand.history import (
     HistoryLock,
@@ -29,7 +33,6 @@ from toolstand.history import (
     os_error,
     sidecar_path,
 )
-from toolstand.judge.verdict import followup_applies, judge, judge_followup, with_turn_errors
 from toolstand.spec.cases import Case, CaseFile, load_case_set
 from toolstand.spec.contract import Contract, load_contract
 from toolstand.util.printable import visible
@@ -59,57 +62,45 @@ def _verdict(rec: dict[str, Any]) -> tuple[str | None, list[str]]:
 
 
 def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[str, Any]:
-    """The record with decision, judgement and transport_error recomputed from its raw bodies."""
-    adapter = get_adapter(rec["api"])
+    """The record with decision, judgement and transport_error recomputed from its raw
+    bodies, each read by ``read_turn`` under the plan the attempt ran with."""
     out = dict(rec)
     resp = rec.get("response") or {}
     status = resp.get("status")
     if status is None:  # nothing arrived (timeout, reset): nothing to re-parse
         return out
-    err = adapter.classify_error(status, resp.get("headers") or {}, resp.get("body"))
-    if err is not None:
-        out["transport_error"] = {"code": err.code, "message": err.message, "status": status}
+    plan = plan_recorded(rec, case, contract)
+    built = recorded_request(plan, rec.get("request"))
+    first = read_turn(plan, built, status, resp.get("headers") or {}, resp.get("body"))
+    if first.error is not None:
+        out["transport_error"] = first.error
         out["decision"] = out["judgement"] = None
         return out
-    decision = adapter.parse_decision(resp.get("body"))
-    own = case.contract_for(contract)  # a case with its own tools is judged on those
-    nullable = recorded_nullable(rec["api"], (rec.get("request") or {}).get("body"), own.by_name)
-    decision = nulls_as_absent(decision, nullable)  # as the live run read it
-    offered = rec.get("offered_tools")
-    judgement = judge(case, decision, own, offered_tools=offered, mode=rec.get("mode", "auto"))
+    assert first.decision is not None and first.judgement is not None
+    judgement = first.judgement
     out["transport_error"] = None
-    out["decision"] = decision.to_dict()
+    out["decision"] = first.decision.to_dict()
     second = rec.get("second_turn")
-    if (
-        second
-        and followup_applies(case, judgement, rec.get("mode", "auto"))
-        and case.followup is not None
-    ):
+    if second and followup_applies(case, judgement, plan.mode) and case.followup is not None:
         second = dict(second)
         sresp = second.get("response") or {}
         if sresp.get("status") is not None:
-            serr = adapter.classify_error(
-                sresp["status"], sresp.get("headers") or {}, sresp.get("body")
+            results = [r.get("result") for r in second.get("tool_results") or []]
+            r2 = read_turn(
+                plan,
+                built,
+                sresp["status"],
+                sresp.get("headers") or {},
+                sresp.get("body"),
+                results=results,
             )
-            if serr is None:
-                d2 = nulls_as_absent(adapter.parse_decision(sresp.get("body")), nullable)
-                results = [r.get("result") for r in second.get("tool_results") or []]
-                sj = judge_followup(case.followup, d2, results)
-                second.update(decision=d2.to_dict(), judgement=sj, transport_error=None)
-                judgement = with_turn_errors(judgement, sj["errors"])
-            else:
-                second.update(
-                    decision=None,
-                    judgement=None,
-                    transport_error={
-                        "code": serr.code,
-                        "message": serr.message,
-                        "status": sresp["status"],
-                    },
-                )
+            decision = r2.decision.to_dict() if r2.decision is not None else None
+            second.update(decision=decision, judgement=r2.followup, transport_error=r2.error)
+            if r2.followup is not None:
+                judgement = with_turn_errors(judgement, r2.followup["errors"])
         out["second_turn"] = second
     out["judgement"] = judgement
-    out.update(rejudge_repairs(rec, decision, case, own, adapter, nullable))
+    out.update(rejudge_repairs(rec, plan, built, first))
     return out
 
 

@@ -8,19 +8,16 @@ attempt is written and flushed at once; ``--resume`` skips the keys already on d
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-from toolstand import __version__
-from toolstand.attempt.turns import Target, mode_applies
 from toolstand.history import (
     KEPT,
     AttemptKey,
@@ -32,46 +29,32 @@ from toolstand.history import (
     repair_tail,
 )
 from toolstand.run.checks import nothing_to_run, refuse_foreign, run_refusals
+from toolstand.run.inputs import Inputs, header, missing_keys, targets_for
+from toolstand.run.matrix import WorkItem, plan, repetitions
 from toolstand.run.work import Work, run_workers
-from toolstand.spec.cases import Case, CaseFile, load_case_set
-from toolstand.spec.config import Config, RunSpec
-from toolstand.spec.contract import Contract, load_contract
-from toolstand.types import AttemptRecord, FeedbackStyle, Mode
+from toolstand.spec.cases import load_case_set
+from toolstand.spec.config import Config
+from toolstand.spec.contract import load_contract
+from toolstand.types import AttemptRecord
 from toolstand.util.canonical import sha256_hex
 from toolstand.util.printable import visible
 from toolstand.util.problems import LoadError, Problem
 
+# what the commands and the TUI import from here (the rest of run/ stands below this)
+__all__ = [
+    "Inputs",
+    "RunSummary",
+    "WorkItem",
+    "finished_keys",
+    "header",
+    "load_inputs",
+    "missing_keys",
+    "plan",
+    "run",
+    "targets_for",
+]
+
 RESUMABLE = f"{KEPT} (make room or fix the file, then --resume completes the run)"
-
-
-@dataclass
-class WorkItem:
-    run_index: int
-    case: Case
-    mode: Mode
-    attempt: int
-    feedback: FeedbackStyle | None = (
-        None  # the repair arm (config repair.feedback), None: no repairs
-    )
-
-    def key(self, spec: RunSpec) -> AttemptKey:
-        return (
-            *(spec.provider, spec.model, spec.api, self.case.id, self.mode),
-            *(self.attempt, self.feedback),
-        )
-
-
-@dataclass
-class Inputs:
-    config: Config
-    config_path: str
-    contract: Contract
-    contract_path: Path
-    casefile: CaseFile
-    cases_path: Path
-    system: str | None
-    prompt_version: str | None
-    prompt_hash: str | None
 
 
 def load_inputs(
@@ -117,99 +100,6 @@ def load_inputs(
     )
 
 
-def plan(inputs: Inputs, only: set[str] | None = None) -> list[WorkItem]:
-    """The whole matrix in a stable order: run, case, mode, feedback arm, attempt."""
-    config = inputs.config
-    items = []
-    for ri, _spec in enumerate(config.runs):
-        for case in inputs.casefile.cases:
-            if only is not None and case.id not in only:
-                continue
-            for mode in config.modes:
-                if not mode_applies(case, mode):
-                    continue
-                for arm in config.feedback_arms:
-                    for attempt in range(1, config.repetitions + 1):
-                        items.append(WorkItem(ri, case, mode, attempt, arm))
-    return items
-
-
-def header(inputs: Inputs, run_id: str, *, resumed: bool = False) -> dict[str, Any]:
-    c = inputs.config
-    return {
-        "type": "run",
-        "schema_version": 1,
-        "run_id": run_id,
-        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "resumed": resumed,
-        "toolstand_version": __version__,
-        "config": inputs.config_path,
-        "contract": {
-            "name": inputs.contract.name,
-            "version": inputs.contract.version,
-            "hash": inputs.contract.hash,
-            "path": str(inputs.contract_path),
-        },
-        "cases": {
-            "path": str(inputs.cases_path),
-            "hash": inputs.casefile.sha256,
-            "version": inputs.casefile.cases_version,
-            "count": len(inputs.casefile.cases),
-            **({"files": inputs.casefile.files} if inputs.casefile.files else {}),
-        },
-        "prompt": {
-            "version": inputs.prompt_version,
-            "hash": inputs.prompt_hash,
-            "path": str(c.prompt_path),
-        },
-        "settings": {
-            "temperature": c.temperature,
-            "max_output_tokens": c.max_output_tokens,
-            "repetitions": c.repetitions,
-            "parallelism": c.parallelism,
-            "modes": list(c.modes),
-            "retry": c.retry.model_dump(),
-            "timeouts": c.timeouts.model_dump(),
-            **({"repair": c.repair.model_dump()} if c.repair is not None else {}),
-            # the simulator's seed, latency and any forced faults: its answers depend on them
-            **({"sim": c.sim.model_dump()} if any(r.simulated for r in c.runs) else {}),
-        },
-        "runs": [
-            {**r.model_dump(mode="json", exclude_none=True), "simulated": r.simulated}
-            for r in inputs.config.runs
-        ],
-        # keys never written, but too short to be scrubbed from text (redact.py)
-        "short_keys": c.short_keys(),
-    }
-
-
-def missing_keys(config: Config, config_path: str) -> list[Problem]:
-    """Runs whose key variable is unset (the simulator needs none)."""
-    out = []
-    for i, r in enumerate(config.runs):
-        if r.simulated:
-            continue
-        if not r.api_key_env:
-            out.append(
-                Problem(
-                    config_path,
-                    None,
-                    f"$.runs[{i}].api_key_env",
-                    "name the environment variable that holds the key",
-                )
-            )
-        elif not os.environ.get(r.api_key_env):
-            out.append(
-                Problem(
-                    config_path,
-                    None,
-                    f"$.runs[{i}].api_key_env",
-                    f"environment variable {r.api_key_env} is not set",
-                )
-            )
-    return out
-
-
 def finished_keys(path: Path) -> tuple[str | None, set[AttemptKey]]:
     """The run_id and the attempt keys already in an output file."""
     run_id = None
@@ -223,49 +113,6 @@ def finished_keys(path: Path) -> tuple[str | None, set[AttemptKey]]:
             with contextlib.suppress(KeyError, TypeError, ValueError):
                 done.add(attempt_key(rec))
     return run_id, done
-
-
-@contextlib.asynccontextmanager
-async def targets_for(inputs: Inputs, seed: int | None = None) -> AsyncIterator[list[Target]]:
-    """Concrete targets; starts the embedded simulator when a run names it."""
-    config = inputs.config
-    sim = None
-    root = None
-    if any(r.simulated for r in config.runs):
-        from toolstand.sim import SimServer
-
-        sim = SimServer(
-            inputs.casefile.cases,
-            inputs.contract,
-            seed=config.sim.seed if seed is None else seed,
-            latency_s=config.sim.latency_s,
-            retry_after_s=config.sim.retry_after_s,
-            timeout_hold_s=config.sim.timeout_hold_s,
-            fault_rates=config.sim.fault_rates,
-            stream_chunks=config.sim.stream_chunks,
-            stream_faults=config.sim.stream_faults,
-        )
-        root = await sim.start()
-    try:
-        targets = []
-        for r in config.runs:
-            if r.simulated:
-                from toolstand.sim import sim_base_url
-
-                assert root is not None
-                targets.append(
-                    Target.make(
-                        r,
-                        sim_base_url(root, r.api),
-                        os.environ.get(r.api_key_env or "") or "sim-key",
-                    )
-                )
-            else:
-                targets.append(Target.make(r, r.base_url, os.environ.get(r.api_key_env or "")))
-        yield targets
-    finally:
-        if sim is not None:
-            await sim.stop()
 
 
 @dataclass
@@ -329,7 +176,7 @@ async def _run_locked(
     todo = [it for it in items if it.key(config.runs[it.run_index]) not in done]
     with IndexedWriter(output, lock=False) as writer:
         writer.write(header(inputs, run_id, resumed=resume and bool(done)))
-        work = Work(inputs, run_id, writer, todo, progress_out, on_record)
+        work = Work(inputs, run_id, writer, repetitions(todo), len(todo), progress_out, on_record)
         await run_workers(work, targets_for(inputs))
     _finish(work, writer.index_error, output, progress_out)
     return RunSummary(

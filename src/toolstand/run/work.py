@@ -14,26 +14,27 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import httpx
 
-from toolstand.attempt.turns import Target, policy_for, run_attempt
+from toolstand.attempt.arms import run_arms
+from toolstand.attempt.plan import Target, policy_for
 from toolstand.history import HistoryWriteError, IndexedWriter
+from toolstand.run.inputs import Inputs
+from toolstand.run.matrix import Repetition
 from toolstand.spec.config import Config
 from toolstand.transport import make_client
 from toolstand.types import AttemptRecord
-
-if TYPE_CHECKING:
-    from toolstand.run.runner import Inputs, WorkItem
 
 CLIENT_SHARE = 16  # requests in flight per httpx client
 
 
 @dataclass
 class Progress:
-    total: int
+    total: int  # records to write
     out: IO[str] = field(default_factory=lambda: sys.stderr)
+    requests: int = 0  # first-turn requests planned: one per repetition, whatever the arms
     done: int = 0
     failed: int = 0
     transport: int = 0
@@ -56,9 +57,14 @@ class Progress:
         elapsed = max(time.monotonic() - self.t0, 1e-9)
         rate = self.done / elapsed
         eta = (self.total - self.done) / rate if rate > 0 else 0.0
+        shared = (
+            f"  {self.requests} first-turn requests planned (shared by the feedback arms)"
+            if self.requests and self.requests != self.total
+            else ""
+        )
         return (
             f"[{self.done}/{self.total}] failed {self.failed}  transport errors {self.transport}  "
-            f"{rate:.1f}/s  ETA {eta:.0f}s"
+            f"{rate:.1f}/s  ETA {eta:.0f}s{shared}"
         )
 
 
@@ -108,24 +114,29 @@ class Work:
         inputs: Inputs,
         run_id: str,
         writer: IndexedWriter,
-        todo: list[WorkItem],
+        todo: list[Repetition],
+        records: int,
         progress_out: IO[str] | None,
         on_record: Callable[[AttemptRecord], None] | None,
     ) -> None:
         config = inputs.config
         self.inputs, self.run_id, self.writer, self.on_record = inputs, run_id, writer, on_record
-        self.queue: asyncio.Queue[WorkItem] = asyncio.Queue()
+        self.queue: asyncio.Queue[Repetition] = asyncio.Queue()
         for it in todo:
             self.queue.put_nowait(it)
         self.verdicts: Counter[str] = Counter()
-        self.progress = Progress(len(todo), progress_out) if progress_out is not None else None
+        self.progress = (
+            Progress(records, progress_out, requests=len(todo))
+            if progress_out is not None
+            else None
+        )
         self.policy = policy_for(config)
         self.limiters = [RateLimiter(r.requests_per_minute) for r in config.runs]
         self.stopped: list[HistoryWriteError] = []  # the write that failed: every worker stops
         self.clients: list[list[httpx.AsyncClient]] = []
         self.targets: list[Target] = []
 
-    def next_item(self) -> WorkItem | None:
+    def next_item(self) -> Repetition | None:
         if self.stopped:
             return None
         try:
@@ -167,17 +178,18 @@ async def run_workers(
 async def _worker(work: Work, slot: int) -> None:
     while (it := work.next_item()) is not None:
         await work.limiters[it.run_index].wait()
-        rec = await _attempt(work, it, slot)
-        if rec is not None and not work.keep(rec):
-            return
+        for rec in await _repetition(work, it, slot):
+            if not work.keep(rec):
+                return
 
 
-async def _attempt(work: Work, it: WorkItem, slot: int) -> AttemptRecord | None:
-    """One attempt's record; None (said on stderr) when toolstand itself failed."""
+async def _repetition(work: Work, it: Repetition, slot: int) -> list[AttemptRecord]:
+    """One record per arm of a repetition; none (said on stderr) when toolstand itself
+    failed."""
     inputs, config = work.inputs, work.inputs.config
     clients = work.clients[it.run_index]
     try:
-        return await run_attempt(
+        return await run_arms(
             work.targets[it.run_index],
             it.case,
             it.mode,
@@ -188,16 +200,17 @@ async def _attempt(work: Work, it: WorkItem, slot: int) -> AttemptRecord | None:
             system=inputs.system,
             client=clients[slot % len(clients)],
             policy=work.policy,
-            feedback=it.feedback,
+            arms=it.arms,
         )
     except Exception as exc:  # a toolstand bug: say so, keep the run going
-        # nothing is written, so --resume retries this attempt later
-        work.verdicts["crashed"] += 1
-        arm = f" feedback {it.feedback}" if it.feedback else ""
+        # nothing is written, so --resume retries these attempts later
+        work.verdicts["crashed"] += len(it.arms)
+        named = [a for a in it.arms if a is not None]
+        arm = f" feedback {','.join(named)}" if named else ""
         where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode}{arm} #{it.attempt}"
         print(
             f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "
             "please report it; --resume retries it)",
             file=sys.stderr,
         )
-        return None
+        return []

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, get_args
+from typing import Any
 
 import orjson
 
@@ -71,6 +71,10 @@ from toolstand.sim.stream_faults import check_stream_faults as check_stream_faul
 from toolstand.sim.turn import Answer, Draws, ModelRequest, SimCall, ToolOutput
 from toolstand.spec.cases import Case, ExpectedCall
 
+# the config's rule, the simulator's too (server.py and the tests import it from here)
+from toolstand.spec.config import check_fault_rates as check_fault_rates
+from toolstand.types import SIM_FAULTS, SimFault
+
 EAGER_OVERCALL_RATE = 0.8
 EAGER_FALSE_SUCCESS_RATE = 0.8
 SLOPPY_NUMBER_AS_STRING_RATE = 0.3
@@ -78,9 +82,7 @@ SLOPPY_ENUM_CASE_RATE = 0.3
 SLOPPY_EXTRA_FIELD_RATE = 0.2
 SLOPPY_BROKEN_JSON_RATE = 0.1
 
-Fault = Literal[
-    "rate_limited", "server_error", "overloaded", "timeout", "torn_body", "html_502", "reset"
-]
+Fault = SimFault
 FLAKY_FAULT_RATES: dict[str, float] = {
     "rate_limited": 0.10,
     "server_error": 0.04,
@@ -91,7 +93,7 @@ FLAKY_FAULT_RATES: dict[str, float] = {
     "reset": 0.03,
 }
 FLAKY_FAULT_RATE = sum(FLAKY_FAULT_RATES.values())
-_FAULTS: tuple[Fault, ...] = get_args(Fault)
+_FAULTS: tuple[Fault, ...] = SIM_FAULTS
 
 PERSONAS: dict[str, str] = {
     "careful": "answers as each case expects; reports tool results truthfully",
@@ -160,17 +162,6 @@ def decide(
     if persona == "flaky":
         return _flaky(case, turn, draws, FLAKY_FAULT_RATES if fault_rates is None else fault_rates)
     return _PERSONAS[persona](case, turn, effects, draws)
-
-
-def check_fault_rates(rates: Mapping[str, float]) -> None:
-    """Refuse rates that name an unknown fault or add up to more than 1."""
-    unknown = set(rates) - set(FLAKY_FAULT_RATES)
-    if unknown:
-        raise ValueError(
-            f"unknown faults {sorted(unknown)}; allowed: {', '.join(FLAKY_FAULT_RATES)}"
-        )
-    if any(r < 0 for r in rates.values()) or sum(rates.values()) > 1.0 + 1e-9:
-        raise ValueError("fault rates must be >= 0 and add up to at most 1")
 
 
 def careful(case: Case | None, turn: ModelRequest) -> Answer:

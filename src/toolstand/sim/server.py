@@ -1,11 +1,18 @@
 """SimServer: the simulated provider, a real HTTP server on loopback speaking four wire APIs.
 
-Determinism: a request's fingerprint is a hash of its path and body, for a streamed one
-those of its unstreamed twin (streaming.unstreamed); the k-th time a fingerprint arrives
-streamed, or unstreamed, it gets draws seeded by (seed, fingerprint, k). So a repeated
-request gets a fresh draw, yet the multiset of a run's outcomes is fixed by the seed
-whatever the concurrency or arrival order, and the k-th streamed request gets the same
-persona draws, so the same answer, as the k-th unstreamed one.
+Determinism: a request's fingerprint is a hash of its path and body (the model, the
+case, the mode and the conversation so far are all in it). toolstand's own client names
+the repetition an attempt is (``x-toolstand-repetition``): a turn 1 is then seeded by
+(seed, fingerprint, repetition) and a later turn by its fingerprint alone (its
+conversation holds the repetition's own earlier answers), a retry by the number of
+tries before it. So an answer never depends on the order requests arrive in, nor on how
+many feedback arms share the turn (design.md, Repair turn). Another client's k-th
+identical request gets draws seeded by (seed, fingerprint, k): a fresh draw each time,
+the multiset of outcomes fixed by the seed. Repetition n's turn 1 draws what the n-th
+identical request would, so the two agree wherever arrival order did not matter.
+A streamed request is fingerprinted as its unstreamed twin (streaming.unstreamed) and
+counted apart from it, so a streamed answer gets the draws, hence the answer, the same
+request would get unstreamed.
 """
 
 from __future__ import annotations
@@ -65,7 +72,7 @@ from toolstand.sim.wire_gemini import GeminiWire
 from toolstand.sim.wire_responses import ResponsesWire
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract
-from toolstand.types import APIS, SIM_CASE_HEADER
+from toolstand.types import APIS, REPETITION_HEADER, SIM_CASE_HEADER
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +139,8 @@ class SimServer:
         self.max_in_flight = 0
         self.in_flight = 0
         self.outcomes: Counter[str] = Counter()
+        # (model, case id, first turn?) of each request answered, in arrival order
+        self.log: list[tuple[str, str | None, bool]] = []
         self.root = ""
         self._index = OwnToolsIndex(cases, tuple(contract.tools))
         self._effects = {t.name: t.effect for t in contract.tools}
@@ -142,7 +151,7 @@ class SimServer:
             "anthropic": AnthropicWire(),
             "gemini": GeminiWire(),
         }
-        self._seen: dict[tuple[bytes, bool], int] = {}
+        self._seen: dict[bytes, int] = {}
         self._key = hashlib.blake2b(str(seed).encode(), digest_size=32).digest()
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[Any]] = set()
@@ -345,12 +354,14 @@ class SimServer:
         plain_path = request.path.replace(_GEMINI_STREAM, _GEMINI_SUFFIX)
         plain = request.body if ask is None else unstreamed(request.body)
         fingerprint = hashlib.blake2b(plain_path.encode() + b"\0" + plain, digest_size=16).digest()
-        seen = (fingerprint, ask is not None)
-        k = self._seen.get(seen, 0)
-        self._seen[seen] = k + 1
+        first = not turn.calls and not turn.results
+        repetition = request.headers.get(REPETITION_HEADER) if first else "1"
         digest = hashlib.blake2b(
-            fingerprint + k.to_bytes(8, "big"), key=self._key, digest_size=16
+            self._draw_key(fingerprint, repetition, ask is not None),
+            key=self._key,
+            digest_size=16,
         ).digest()
+        self.log.append((model, case.id if case is not None else None, first))
         rid = digest.hex()[:20]
         draws = Draws(int.from_bytes(digest[8:], "big"))
         outcome = repair_answer(persona, case, turn, draws) or decide(
@@ -411,6 +422,19 @@ class SimServer:
         if self.stream_chunks == "random":
             blobs = pieces(b"".join(blobs), cuts)
         return Reply(200, b"", headers, SSE_TYPE, fault, blobs, stream_faults=named)
+
+    def _draw_key(self, fingerprint: bytes, repetition: str | None, streamed: bool) -> bytes:
+        """What a request's draws are seeded by (see the module docstring); streamed and
+        unstreamed requests are counted apart, and draw alike."""
+        arm = b"s" if streamed else b"u"
+        if repetition is None or not repetition.isdigit() or int(repetition) < 1:
+            k = self._seen.get(fingerprint + arm, 0)
+            self._seen[fingerprint + arm] = k + 1
+            return fingerprint + k.to_bytes(8, "big")
+        index = (int(repetition) - 1).to_bytes(8, "big")
+        tries = self._seen.get(fingerprint + index + arm, 0)
+        self._seen[fingerprint + index + arm] = tries + 1
+        return fingerprint + index + (tries.to_bytes(8, "big") if tries else b"")
 
     def _fault(
         self,

@@ -9,6 +9,7 @@ a run that could only fail must not start.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
@@ -25,7 +26,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from toolstand.spec.cases import case_paths
-from toolstand.types import FEEDBACK_STYLES, MODES, Api, FeedbackStyle, Mode
+from toolstand.types import FEEDBACK_STYLES, MODES, SIM_FAULTS, Api, FeedbackStyle, Mode
 from toolstand.util.jsonpos import line_index, line_of
 from toolstand.util.printable import visible
 from toolstand.util.problems import (
@@ -206,6 +207,16 @@ class Retry(_Strict):
     total_budget_s: float = Field(default=120.0, gt=0)
 
 
+def check_fault_rates(rates: Mapping[str, float]) -> None:
+    """Refuse rates that name an unknown fault or add up to more than 1 (the rule the
+    simulator applies too)."""
+    unknown = set(rates) - set(SIM_FAULTS)
+    if unknown:
+        raise ValueError(f"unknown faults {sorted(unknown)}; allowed: {', '.join(SIM_FAULTS)}")
+    if any(r < 0 for r in rates.values()) or sum(rates.values()) > 1.0 + 1e-9:
+        raise ValueError("fault rates must be >= 0 and add up to at most 1")
+
+
 class SimSettings(_Strict):
     seed: int = 0
     latency_s: float = Field(default=0.0, ge=0)
@@ -233,9 +244,6 @@ class SimSettings(_Strict):
     @classmethod
     def _known_faults(cls, v: dict[str, float] | None) -> dict[str, float] | None:
         if v is not None:
-            # imported here: only configs that name faults pay for the simulator's import
-            from toolstand.sim.personas import check_fault_rates
-
             check_fault_rates(v)
         return v
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
+from toolstand.lint.check import check_cases
 from toolstand.spec.cases import CaseFile, CaseLine, parse_case_line
-from toolstand.spec.check import check_cases
 from toolstand.spec.contract import Contract, ToolSpec
 from toolstand.spec.violations import violations
 from toolstand.util.canonical import canonical_equal

@@ -21,26 +21,21 @@ from typing import Any
 
 import httpx
 
-from toolstand.adapters import get_adapter
-from toolstand.adapters.base import ToolResult
-from toolstand.attempt.repair_turns import repair_turn
-from toolstand.attempt.turns import (
+from toolstand.attempt.plan import (
     AttemptState,
     Target,
-    first_turn,
+    ToolResult,
     mode_applies,
-    offered_tools,
+    plan_attempt,
     policy_for,
-    record,
-    second_turn,
-    start,
 )
+from toolstand.attempt.reading import decode_body, read_turn, request_record
+from toolstand.attempt.record import record
+from toolstand.attempt.turns import client_for, first_request, first_turn, repair_turn, second_turn
 from toolstand.history import JsonlWriter
-from toolstand.judge.verdict import judge
 from toolstand.run.runner import Inputs, header, targets_for
 from toolstand.spec.cases import Case
 from toolstand.spec.config import Config
-from toolstand.transport import decode_body, make_client, sanitize_request
 from toolstand.tui.model.live_repair import arm
 from toolstand.tui.model.project import Project
 from toolstand.types import (
@@ -208,12 +203,9 @@ class LiveSession:
         await self.close()
         stack = contextlib.AsyncExitStack()
         self._targets = await stack.enter_async_context(targets_for(inputs_of(self.project)))
-        t = self.config.timeouts
         # building a client loads the CA bundle (~0.1 s): do it off the loop; the client
         # is bound to no loop until its first request, which happens in this one
-        self._client = await asyncio.to_thread(
-            make_client, connect_timeout=t.connect_s, read_timeout=t.read_s
-        )
+        self._client = await asyncio.to_thread(client_for, self.config)
         stack.push_async_callback(self._client.aclose)
         self._stack = stack
         self._cases_sha = self.project.casefile.sha256
@@ -226,18 +218,11 @@ class LiveSession:
         assert self._client is not None
         key = (run_index, case.id, mode)
         self._attempts[key] += 1
-        state = start(
-            self._targets[run_index],
-            case,
-            mode,
-            self._attempts[key],
-            self.run_id,
-            self.project.contract,
-            self.config,
+        plan = plan_attempt(
+            self._targets[run_index], case, mode, self.project.contract, self.config
         )
-        await first_turn(
-            state, self.project.system, self.project.contract, self._client, policy_for(self.config)
-        )
+        state = AttemptState(plan, self._attempts[key], self.run_id)
+        await first_turn(state, self.project.system, self._client, policy_for(self.config))
         return state
 
     async def repair(
@@ -246,9 +231,7 @@ class LiveSession:
         """Send the (possibly edited) feedback as the next repair turn and judge it."""
         assert self._client is not None, "a repair turn needs the session of its first"
         arm(state, style, self.config)
-        await repair_turn(
-            state, results, self.project.contract, self._client, policy_for(self.config)
-        )
+        await repair_turn(state, results, self._client, policy_for(self.config))
         return state
 
     async def second(self, state: AttemptState, results: list[ToolResult]) -> AttemptState:
@@ -285,42 +268,23 @@ class LiveSession:
 def judge_pasted(
     project: Project, run_index: int, case: Case, mode: Mode, status: int, text: str
 ) -> TurnView:
-    """Rule on a pasted provider body exactly as on a live answer: classify, parse, judge."""
+    """Rule on a pasted provider body exactly as on a live answer: the same plan, the
+    same request, and ``read_turn`` (classify, parse, strict nulls as absent, judge)."""
     assert project.config is not None
     spec = project.config.runs[run_index]
-    adapter = get_adapter(spec.api)
     base_url = "http://simulator.invalid" if spec.simulated else spec.base_url
-    state = start(
-        Target(spec, adapter, base_url, None),
-        case,
-        mode,
-        1,
-        "pasted",
-        project.contract,
-        project.config,
+    plan = plan_attempt(
+        Target.make(spec, base_url, None), case, mode, project.contract, project.config
     )
-    built = adapter.build_request(
-        base_url=base_url,
-        model=spec.model,
-        system=project.system,
-        messages=case.conversation,
-        tools=state.offered,
-        settings=state.settings,
-    )
+    built = first_request(plan, project.system, base_url, spec.model)
     body, is_json = decode_body(text.encode("utf-8"))
     response = {"status": status, "headers": {}, "body": body, "body_is_json": is_json}
-    request = sanitize_request(built.http)
+    request = request_record(built)
     view = TurnView("pasted", request, response, None, None, anchor=_last_item(request))
-    error = adapter.classify_error(status, {}, body)
-    if error is not None:
-        view.transport_error = {"code": error.code, "message": error.message, "status": status}
-        return view
-    decision = adapter.parse_decision(body)
-    offered, _ = offered_tools(case.contract_for(project.contract), case, mode)
-    names = [t.name for t in offered] if offered is not None else []
-    view.decision = decision.to_dict()
-    contract = case.contract_for(project.contract)
-    view.judgement = judge(case, decision, contract, offered_tools=names, mode=mode)
+    reading = read_turn(plan, built, status, {}, body)
+    view.transport_error = reading.error
+    view.decision = reading.decision.to_dict() if reading.decision is not None else None
+    view.judgement = reading.judgement
     return view
 
 

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolstand.adapters.base import ToolResult
 from toolstand.attempt.feedback import repair_results
+from toolstand.attempt.plan import AttemptState, ToolResult
 from toolstand.attempt.repair_turns import repair_due as due
-from toolstand.attempt.turns import AttemptState
 from toolstand.spec.config import Config
-from toolstand.spec.contract import Contract
 from toolstand.types import FEEDBACK_STYLES, FeedbackStyle
 
 MAX_REPAIRS = 3
@@ -33,9 +31,9 @@ def budget(config: Config) -> int:
     return r.max_repairs if r is not None and r.max_repairs > 0 else MAX_REPAIRS
 
 
-def repair_due(state: AttemptState, contract: Contract, config: Config) -> bool:
+def repair_due(state: AttemptState, config: Config) -> bool:
     """The last turn has a call that needs repair and the budget is not spent."""
-    return due(state, contract, budget(config))
+    return due(state, budget(config))
 
 
 def style_of(state: AttemptState, config: Config) -> FeedbackStyle:
@@ -44,12 +42,12 @@ def style_of(state: AttemptState, config: Config) -> FeedbackStyle:
 
 
 def repair_offer(
-    state: AttemptState, config: Config, contract: Contract
+    state: AttemptState, config: Config
 ) -> tuple[list[ToolResult], list[dict[str, dict[str, Any]]], str]:
     """What the step panel opens on for the next repair turn: the feedback in the
     attempt's style, each call's feedback in every style (one pick away), the title."""
     style = style_of(state, config)
-    by_style = {s: feedback_for(state, s, contract) for s in styles_for(config)}
+    by_style = {s: feedback_for(state, s) for s in styles_for(config)}
     choices = [
         {f"feedback: {s}": results[i].result for s, results in by_style.items()}
         for i in range(len(by_style[style]))
@@ -61,17 +59,18 @@ def repair_offer(
     return by_style[style], choices, title
 
 
-def feedback_for(state: AttemptState, style: str, contract: Contract) -> list[ToolResult]:
-    """What the fake executor answers the last turn's calls in ``style`` (to edit)."""
+def feedback_for(state: AttemptState, style: str) -> list[ToolResult]:
+    """What the fake executor answers the last turn's calls in ``style`` (to edit), on
+    the case's own tools when it has them."""
     last = state.last_turn
     assert last is not None and last.decision is not None
-    return repair_results(last.decision, style, contract, state.case)
+    return repair_results(last.decision, style, state.plan.contract, state.case)
 
 
 def arm(state: AttemptState, style: FeedbackStyle, config: Config) -> None:
     """Make ``state`` a repair attempt in ``style`` (its first repair turn fixes the arm)."""
     if state.feedback is None:
-        state.feedback, state.max_repairs = style, budget(config)
+        state.plan = state.plan.arm(style, budget(config))
         state.repair_needed = True
 
 

@@ -40,7 +40,7 @@ from toolstand.util.printable import visible
 Key = tuple[str, object, Mode]
 
 if TYPE_CHECKING:
-    from toolstand.attempt.turns import AttemptState
+    from toolstand.attempt.plan import AttemptState
     from toolstand.tui.model.live import LiveSession, TurnView
 
 
@@ -253,7 +253,7 @@ class RunScreen(ToolstandScreen):
 
         project = self.app.project
         assert project.config is not None
-        if repair_due(state, project.contract, project.config):
+        if repair_due(state, project.config):
             self.post_message(self.TurnDone(state, None, None, "repair"))
             return
         if wants_second_turn(state) and state.second is None:
@@ -312,9 +312,9 @@ class RunScreen(ToolstandScreen):
         """The feedback for the last turn's calls, each style of it one pick away."""
         from toolstand.tui.model.live_repair import repair_offer
 
-        config, contract = self.app.project.config, self.app.project.contract
+        config = self.app.project.config
         assert config is not None
-        self.query_one(StepPanel).open(*repair_offer(state, config, contract))
+        self.query_one(StepPanel).open(*repair_offer(state, config))
 
     @on(TurnDone)
     def _turn_done(self, event: TurnDone) -> None:
