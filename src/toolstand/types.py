@@ -42,6 +42,35 @@ SimFault = Literal[
     "rate_limited", "server_error", "overloaded", "timeout", "torn_body", "html_502", "reset"
 ]
 SIM_FAULTS: tuple[SimFault, ...] = get_args(SimFault)
+# the server bug classes the simulator streams (providers.md S6.2; a config's
+# ``sim.stream_faults`` names them), in the fixed order its seeded draw walks them
+StreamFault = Literal[
+    "args_whole",
+    "args_empty_zero_param",
+    "args_lost",
+    "call_lost",
+    "value_coerced",
+    "id_missing",
+    "id_per_delta",
+    "index_reuse",
+    "index_duplicate",
+    "name_repeated",
+    "opener_with_args",
+    "args_cumulative",
+    "finish_wrong",
+    "finish_missing",
+    "finish_repeated",
+    "finish_with_delta",
+    "usage_elsewhere",
+    "error_inband",
+    "no_terminal",
+    "done_extra",
+    "comment_keepalive",
+    "field_order",
+    "json_padding",
+    "choices_null",
+]
+STREAM_FAULT_IDS: tuple[StreamFault, ...] = get_args(StreamFault)
 
 ToolChoice = Literal["auto", "none", "required"]
 TOOL_CHOICES: tuple[ToolChoice, ...] = get_args(ToolChoice)

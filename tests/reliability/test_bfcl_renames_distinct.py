@@ -16,8 +16,8 @@ def _fn(name: str) -> dict[str, Any]:
 
 
 def _case(names: list[str], answer: str) -> Case:
-    entry = {"id": "multiple_1", "question": [[{"role": "user", "content": "5!"}]]}
-    entry["function"] = [_fn(n) for n in names]  # type: ignore[assignment]
+    entry: dict[str, Any] = {"id": "multiple_1", "question": [[{"role": "user", "content": "5!"}]]}
+    entry["function"] = [_fn(n) for n in names]
     return Case.model_validate(to_case("multiple", entry, [{answer: {"n": [5]}}]))
 
 

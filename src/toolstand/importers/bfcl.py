@@ -185,7 +185,8 @@ def to_case(
         [f["name"] for f in functions if isinstance(f, dict) and isinstance(f.get("name"), str)]
     )
     tools = [
-        to_tool(f, names.get(f.get("name")) if isinstance(f, dict) else None) for f in functions
+        to_tool(f, names.get(str(f.get("name"))) if isinstance(f, dict) else None)
+        for f in functions
     ]
     data = {
         "id": entry["id"],

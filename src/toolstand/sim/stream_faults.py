@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolstand.sim.turn import Answer, Draws, SimCall
+from toolstand.spec.config import check_stream_faults as check_stream_faults
+from toolstand.types import STREAM_FAULT_IDS
 
 CHAT = ("openai-chat",)
 EVENTS = ("openai-responses", "anthropic")  # the APIs with ``event:`` lines
@@ -55,6 +57,7 @@ STREAM_FAULTS: dict[str, tuple[str, ...]] = {
     "json_padding": ALL,
     "choices_null": CHAT,
 }
+assert tuple(STREAM_FAULTS) == STREAM_FAULT_IDS  # the vocabulary, in its order
 TRANSIENT = frozenset({"error_inband", "no_terminal"})
 _GROUPS = (
     frozenset({"args_whole", "args_lost", "args_cumulative"}),
@@ -66,16 +69,6 @@ _NEEDS_CALL = frozenset(
         *("index_duplicate", "name_repeated", "opener_with_args"),
     }
 )
-
-
-def check_stream_faults(rates: Mapping[str, float]) -> None:
-    """Refuse unknown fault ids and rates outside 0-1."""
-    unknown = sorted(set(rates) - set(STREAM_FAULTS))
-    if unknown:
-        raise ValueError(f"unknown stream faults {unknown}; allowed: {', '.join(STREAM_FAULTS)}")
-    bad = sorted(k for k, r in rates.items() if not 0.0 <= r <= 1.0)
-    if bad:
-        raise ValueError(f"stream fault rates must be in 0-1 (got {bad[0]}: {rates[bad[0]]})")
 
 
 def pick(

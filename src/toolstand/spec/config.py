@@ -26,7 +26,15 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from toolstand.spec.cases import case_paths
-from toolstand.types import FEEDBACK_STYLES, MODES, SIM_FAULTS, Api, FeedbackStyle, Mode
+from toolstand.types import (
+    FEEDBACK_STYLES,
+    MODES,
+    SIM_FAULTS,
+    STREAM_FAULT_IDS,
+    Api,
+    FeedbackStyle,
+    Mode,
+)
 from toolstand.util.jsonpos import line_index, line_of
 from toolstand.util.printable import visible
 from toolstand.util.problems import (
@@ -217,6 +225,17 @@ def check_fault_rates(rates: Mapping[str, float]) -> None:
         raise ValueError("fault rates must be >= 0 and add up to at most 1")
 
 
+def check_stream_faults(rates: Mapping[str, float]) -> None:
+    """Refuse unknown stream fault ids and rates outside 0-1 (the simulator's rule too)."""
+    unknown = sorted(set(rates) - set(STREAM_FAULT_IDS))
+    if unknown:
+        allowed = ", ".join(STREAM_FAULT_IDS)
+        raise ValueError(f"unknown stream faults {unknown}; allowed: {allowed}")
+    bad = sorted(k for k, r in rates.items() if not 0.0 <= r <= 1.0)
+    if bad:
+        raise ValueError(f"stream fault rates must be in 0-1 (got {bad[0]}: {rates[bad[0]]})")
+
+
 class SimSettings(_Strict):
     seed: int = 0
     latency_s: float = Field(default=0.0, ge=0)
@@ -235,8 +254,6 @@ class SimSettings(_Strict):
     @classmethod
     def _known_stream_faults(cls, v: dict[str, float] | None) -> dict[str, float] | None:
         if v is not None:
-            from toolstand.sim.personas import check_stream_faults
-
             check_stream_faults(v)
         return v
 
