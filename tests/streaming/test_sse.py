@@ -87,9 +87,9 @@ def test_a_bare_json_tail_is_kept_as_stray_lines() -> None:
 
 
 SAMPLE = (
-    "event: message_start\ndata: {\"type\":\"message_start\"}\n\n"
+    'event: message_start\ndata: {"type":"message_start"}\n\n'
     ": keep-alive\n"
-    "event: content_block_delta\r\ndata: {\"text\":\"Edinburgh \u2014 one moment \u00e9\U0001f600\"}\r\n\r\n"
+    'event: content_block_delta\r\ndata: {"text":"Edinburgh \u2014 one moment \u00e9\U0001f600"}\r\n\r\n'
     "data: line one\ndata: line two\n\n"
     "data: [DONE]\r\r"
 ).encode()

@@ -128,7 +128,8 @@ class ChatAssembler(AssemblerBase):
         if not isinstance(index, int) or isinstance(index, bool):
             index = len(self.by_index)
             self.flag("index_missing")
-        fn = entry.get("function") if isinstance(entry.get("function"), dict) else {}
+        wire_fn = entry.get("function")
+        fn: dict[str, Any] = wire_fn if isinstance(wire_fn, dict) else {}
         name = fn.get("name") if isinstance(fn.get("name"), str) and fn.get("name") else None
         ident = entry.get("id") if isinstance(entry.get("id"), str) and entry.get("id") else None
         args = fn.get("arguments")

@@ -31,6 +31,7 @@ from toolstand.judge.verdict import judge
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract
 from toolstand.transport import RetryPolicy, request_hash, sanitize_request
+from toolstand.transport_stream import recorded_answer
 from toolstand.types import FeedbackStyle, Judgement, RepairSummary, RepairTurnRecord
 
 if TYPE_CHECKING:
@@ -194,9 +195,9 @@ def rejudge_repairs(
         resp = t.get("response") or {}
         status = resp.get("status")
         if status is not None:
-            err = adapter.classify_error(status, resp.get("headers") or {}, resp.get("body"))
-            if err is None:
-                d = nulls_as_absent(adapter.parse_decision(resp.get("body")), nullable)
+            err, parsed = recorded_answer(adapter, resp)
+            if err is None and parsed is not None:
+                d = nulls_as_absent(parsed, nullable)
                 j = judge(
                     case,
                     d,
@@ -206,7 +207,7 @@ def rejudge_repairs(
                 )
                 t.update(decision=d.to_dict(), judgement=j, transport_error=None)
                 t["valid"] = turn_valid(d, contract)
-            else:
+            elif err is not None:
                 error = {"code": err.code, "message": err.message, "status": status}
                 t.update(decision=None, judgement=None, transport_error=error, valid=False)
         turns.append(t)

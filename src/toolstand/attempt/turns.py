@@ -15,6 +15,7 @@ import httpx
 from toolstand import __version__
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, RequestSettings, ToolResult
+from toolstand.adapters.streaming import streamed
 from toolstand.adapters.strict import nulls_as_absent
 from toolstand.attempt.executor import execute
 from toolstand.attempt.feedback import decision_needs_repair
@@ -26,6 +27,7 @@ from toolstand.spec.cases import Case
 from toolstand.spec.config import Config, RunSpec
 from toolstand.spec.contract import Contract, ToolSpec
 from toolstand.transport import Exchange, RetryPolicy, exchange, request_hash, sanitize_request
+from toolstand.transport_stream import exchange_decision
 from toolstand.types import (
     AttemptRecord,
     FeedbackStyle,
@@ -102,6 +104,8 @@ class AttemptState:
     max_repairs: int = 0
     repair_needed: bool = False
     repairs: list[RepairTurn] = field(default_factory=list)
+    # the stream arm: requests in their API's streaming form (design.md, Streaming)
+    stream: bool = False
 
     @property
     def last_turn(self) -> Turn | None:
@@ -144,8 +148,10 @@ def start(
     contract: Contract,
     config: Config,
     feedback: FeedbackStyle | None = None,
+    stream: bool = False,
 ) -> AttemptState:
-    """A new attempt; ``feedback`` names its repair arm (None: no repair turns)."""
+    """A new attempt; ``feedback`` names its repair arm (None: no repair turns), ``stream``
+    its stream arm."""
     offered, blocked = offered_tools(contract, case, mode)
     settings = RequestSettings(
         tool_choice=tool_choice_for(case, mode),
@@ -156,6 +162,7 @@ def start(
     )
     secrets = target.all_secrets(config)
     state = AttemptState(target, case, mode, attempt, run_id, offered, blocked, settings, secrets)
+    state.stream = stream
     if feedback is not None and config.repair is not None and config.repair.max_repairs > 0:
         state.feedback, state.max_repairs = feedback, config.repair.max_repairs
     return state
@@ -168,6 +175,9 @@ def policy_for(config: Config) -> RetryPolicy:
         base_delay_s=r.base_delay_s,
         max_delay_s=r.max_delay_s,
         total_budget_s=r.total_budget_s,
+        request_s=config.timeouts.request_s,
+        max_response_bytes=config.max_response_bytes,
+        stream_idle_s=config.stream_idle_timeout_s,
     )
 
 
@@ -183,7 +193,8 @@ async def send(
         policy,
         secrets=state.secrets,
     )
-    decision = None if ex.error is not None else state.target.adapter.parse_decision(ex.body)
+    adapter = state.target.adapter
+    decision = None if ex.error is not None else exchange_decision(adapter, ex.body, ex.stream)
     if decision is not None and built.nullable:  # strict mode: a null there means absent
         decision = nulls_as_absent(decision, built.nullable)
     return Turn(built, ex, decision)
@@ -205,6 +216,7 @@ def continued(turn: Turn, adapter: Adapter, results: list[ToolResult]) -> BuiltR
         turn.built.schema_notes,
         turn.built.api_settings,
         turn.built.nullable,  # strict mode's nulls read as absent in every turn
+        turn.built.stream,  # a streamed attempt streams every turn
     )
 
 
@@ -229,6 +241,8 @@ async def first_turn(
         tools=state.offered,
         settings=state.settings,
     )
+    if state.stream:
+        built = streamed(state.target.adapter.api, built)
     turn = await send(state, built, client, policy)
     state.first = turn
     if turn.decision is not None:
@@ -309,6 +323,7 @@ def record(state: AttemptState) -> AttemptRecord:
     if judgement is not None and state.second_judgement is not None:
         judgement = with_turn_errors(judgement, state.second_judgement["errors"])
     usage = _usage(state)
+    trace = first.exchange.stream
     rec: AttemptRecord = {
         "type": "attempt",
         "schema_version": SCHEMA_VERSION,
@@ -343,6 +358,11 @@ def record(state: AttemptState) -> AttemptRecord:
         "request": sanitize_request(first.built.http),
         "response": first.exchange.response_record(),
         "second_turn": _second_record(state),
+        # the stream arm; turn 1's status line, first output and first call, in ms
+        "stream": state.stream,
+        "ttfb_ms": first.exchange.ttfb_ms,
+        "first_token_ms": trace.first_token_ms if trace is not None else None,
+        "first_call_ms": trace.first_call_ms if trace is not None else None,
     }
     rec.update(repair_fields(state))  # type: ignore[typeddict-item]  # only its 3 keys
     scrubbed = scrub_record(cast("dict[str, Any]", rec), state.secrets)
@@ -393,11 +413,12 @@ async def run_attempt(
     client: httpx.AsyncClient,
     policy: RetryPolicy,
     feedback: FeedbackStyle | None = None,
+    stream: bool = False,
 ) -> AttemptRecord:
     """The whole attempt, headless: first turn, repair turns when its arm has them,
     second turn when it applies, the record."""
     contract = case.contract_for(contract)  # a case with its own tools offers those
-    state = start(target, case, mode, attempt, run_id, contract, config, feedback)
+    state = start(target, case, mode, attempt, run_id, contract, config, feedback, stream)
     await first_turn(state, system, contract, client, policy)
     await repair_loop(state, contract, client, policy)
     if wants_second_turn(state):

@@ -32,6 +32,7 @@ from toolstand.history import (
 from toolstand.judge.verdict import followup_applies, judge, judge_followup, with_turn_errors
 from toolstand.spec.cases import Case, CaseFile, load_case_set
 from toolstand.spec.contract import Contract, load_contract
+from toolstand.transport_stream import recorded_answer
 from toolstand.util.printable import visible
 from toolstand.util.problems import LoadError, Problem
 
@@ -66,12 +67,12 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
     status = resp.get("status")
     if status is None:  # nothing arrived (timeout, reset): nothing to re-parse
         return out
-    err = adapter.classify_error(status, resp.get("headers") or {}, resp.get("body"))
-    if err is not None:
+    err, decision = recorded_answer(adapter, resp)
+    if decision is None:
+        assert err is not None
         out["transport_error"] = {"code": err.code, "message": err.message, "status": status}
         out["decision"] = out["judgement"] = None
         return out
-    decision = adapter.parse_decision(resp.get("body"))
     own = case.contract_for(contract)  # a case with its own tools is judged on those
     nullable = recorded_nullable(rec["api"], (rec.get("request") or {}).get("body"), own.by_name)
     decision = nulls_as_absent(decision, nullable)  # as the live run read it
@@ -88,16 +89,14 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
         second = dict(second)
         sresp = second.get("response") or {}
         if sresp.get("status") is not None:
-            serr = adapter.classify_error(
-                sresp["status"], sresp.get("headers") or {}, sresp.get("body")
-            )
-            if serr is None:
-                d2 = nulls_as_absent(adapter.parse_decision(sresp.get("body")), nullable)
+            serr, parsed2 = recorded_answer(adapter, sresp)
+            if serr is None and parsed2 is not None:
+                d2 = nulls_as_absent(parsed2, nullable)
                 results = [r.get("result") for r in second.get("tool_results") or []]
                 sj = judge_followup(case.followup, d2, results)
                 second.update(decision=d2.to_dict(), judgement=sj, transport_error=None)
                 judgement = with_turn_errors(judgement, sj["errors"])
-            else:
+            elif serr is not None:
                 second.update(
                     decision=None,
                     judgement=None,

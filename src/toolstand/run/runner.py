@@ -52,11 +52,12 @@ class WorkItem:
     feedback: FeedbackStyle | None = (
         None  # the repair arm (config repair.feedback), None: no repairs
     )
+    stream: bool = False  # the stream arm (config stream)
 
     def key(self, spec: RunSpec) -> AttemptKey:
         return (
             *(spec.provider, spec.model, spec.api, self.case.id, self.mode),
-            *(self.attempt, self.feedback),
+            *(self.attempt, self.feedback, self.stream),
         )
 
 
@@ -117,19 +118,21 @@ def load_inputs(
 
 
 def plan(inputs: Inputs, only: set[str] | None = None) -> list[WorkItem]:
-    """The whole matrix in a stable order: run, case, mode, feedback arm, attempt."""
+    """The whole matrix in a stable order: run, case, mode, stream arm, feedback arm,
+    attempt."""
     config = inputs.config
     items = []
-    for ri, _spec in enumerate(config.runs):
+    for ri, spec in enumerate(config.runs):
         for case in inputs.casefile.cases:
             if only is not None and case.id not in only:
                 continue
             for mode in config.modes:
                 if not mode_applies(case, mode):
                     continue
-                for arm in config.feedback_arms:
-                    for attempt in range(1, config.repetitions + 1):
-                        items.append(WorkItem(ri, case, mode, attempt, arm))
+                for stream in config.stream_arms(spec):
+                    for arm in config.feedback_arms:
+                        for attempt in range(1, config.repetitions + 1):
+                            items.append(WorkItem(ri, case, mode, attempt, arm, stream))
     return items
 
 
@@ -170,6 +173,9 @@ def header(inputs: Inputs, run_id: str, *, resumed: bool = False) -> dict[str, A
             "retry": c.retry.model_dump(),
             "timeouts": c.timeouts.model_dump(),
             **({"repair": c.repair.model_dump()} if c.repair is not None else {}),
+            "stream": c.stream,
+            "stream_idle_timeout_s": c.stream_idle_timeout_s,
+            "max_response_bytes": c.max_response_bytes,
             # the simulator's seed, latency and any forced faults: its answers depend on them
             **({"sim": c.sim.model_dump()} if any(r.simulated for r in c.runs) else {}),
         },

@@ -188,11 +188,13 @@ async def _attempt(work: Work, it: WorkItem, slot: int) -> AttemptRecord | None:
             client=clients[slot % len(clients)],
             policy=work.policy,
             feedback=it.feedback,
+            stream=it.stream,
         )
     except Exception as exc:  # a toolstand bug: say so, keep the run going
         # nothing is written, so --resume retries this attempt later
         work.verdicts["crashed"] += 1
         arm = f" feedback {it.feedback}" if it.feedback else ""
+        arm += " streamed" if it.stream else ""
         where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode}{arm} #{it.attempt}"
         print(
             f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "
