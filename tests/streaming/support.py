@@ -4,8 +4,10 @@ test; and helpers to read a stream back as a decision."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from toolstand.adapters import get_adapter
@@ -154,6 +156,7 @@ def gemini_stream(body: dict[str, Any], sizes: Iterable[int] = (3,)) -> str:
     meta = {k: v for k, v in body.items() if k != "candidates"}
     out = []
     for part in (cand.get("content") or {}).get("parts") or []:
+        split: list[dict[str, Any]]
         if "text" in part and len(part) == 1:
             split = [{"text": p} for p in pieces(part["text"], sizes)]
         elif "text" in part and part.get("thought") is True and len(part) == 2:
@@ -207,3 +210,32 @@ def decide(
     if reading.error is not None:
         return reading, None
     return reading, stream_decision(get_adapter(api), reading)
+
+
+Handler = Callable[[asyncio.StreamWriter, bytes], Awaitable[None]]
+
+
+@asynccontextmanager
+async def server(answer: Handler) -> AsyncIterator[str]:
+    """A one-request-per-connection HTTP server on 127.0.0.1, port 0; ``answer`` writes
+    the whole response for the request body it is given."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                (int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                 if line.lower().startswith(b"content-length:")), 0)  # fmt: skip
+            body = await reader.readexactly(length)
+            await answer(writer, body)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = srv.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        srv.close()

@@ -5,37 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
 
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import RequestSettings
 from toolstand.transport import Exchange, RetryPolicy, exchange, make_client
 
-Handler = Callable[[asyncio.StreamWriter], Awaitable[None]]
-
-
-@asynccontextmanager
-async def server(answer: Handler) -> AsyncIterator[str]:
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
-                (int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                 if line.lower().startswith(b"content-length:")), 0)  # fmt: skip
-            await reader.readexactly(length)
-            await answer(writer)
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-
-    srv = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = srv.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        srv.close()
+from .support import server
 
 
 async def send(base_url: str, policy: RetryPolicy) -> Exchange:
@@ -51,7 +26,7 @@ async def send(base_url: str, policy: RetryPolicy) -> Exchange:
 async def test_a_gzip_bomb_from_a_real_server_is_capped() -> None:
     bomb = gzip.compress(b"\0" * (64 * 1024 * 1024), compresslevel=9)
 
-    async def answer(writer: asyncio.StreamWriter) -> None:
+    async def answer(writer: asyncio.StreamWriter, _body: bytes) -> None:
         writer.write(
             b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\n"
             + f"content-length: {len(bomb)}\r\n\r\n".encode()
@@ -66,7 +41,7 @@ async def test_a_gzip_bomb_from_a_real_server_is_capped() -> None:
 
 
 async def test_a_slow_loris_is_cut_at_the_request_deadline() -> None:
-    async def answer(writer: asyncio.StreamWriter) -> None:
+    async def answer(writer: asyncio.StreamWriter, _body: bytes) -> None:
         writer.write(
             b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n"
         )

@@ -9,6 +9,7 @@ import gzip
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -23,7 +24,7 @@ from .support import chat_stream
 
 STREAMS = Path(__file__).parent.parent / "fixtures" / "streams"
 SSE = {"content-type": "text/event-stream; charset=utf-8"}
-CHAT_BODY = {
+CHAT_BODY: dict[str, Any] = {
     "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
         "role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function",
         "function": {"name": "get_order", "arguments": "{\"order_id\": \"ORD-1\"}"}}]}}],

@@ -48,10 +48,10 @@ class ResponsesAssembler(AssemblerBase):
 
     def feed(self, event: SseEvent) -> None:
         self.n += 1
-        if self.terminal is not None or self.error is not None:
-            return
         if event.data.startswith("[DONE]"):
             self.flag("done_extra")
+            return
+        if self.terminal is not None or self.error is not None:
             return
         data = event_json(event.data)
         if not isinstance(data, dict):
