@@ -125,6 +125,7 @@ class Exchange:
     # the non-streamed body the events amount to)
     stream: StreamTrace | None = None
     ttfb_ms: float | None = None  # the final try's status line, ms after it was sent
+    too_large: int | None = None  # the body passed this cap: only its start is kept
 
     @property
     def retries(self) -> int:
@@ -148,6 +149,8 @@ class Exchange:
         }
         if stream is not None:
             out["stream"] = stream.record()
+        if self.too_large is not None:
+            out["too_large"] = self.too_large
         return out
 
     def transport_error_record(self) -> TransportErrorRecord | None:
@@ -308,6 +311,7 @@ class _Got:
     error: ErrorClass | None = None
     stream: StreamTrace | None = None
     ttfb_ms: float | None = None
+    too_large: int | None = None  # the cap a body passed (response_too_large)
 
 
 async def exchange(
@@ -377,6 +381,7 @@ async def exchange(
         latency_ms=latency_ms,
         stream=got.stream,
         ttfb_ms=got.ttfb_ms,
+        too_large=got.too_large,
     )
 
 
@@ -435,6 +440,7 @@ async def _one_try(
         got.error = _cut(got, f"no complete answer within {deadline_s:g} s (request deadline)")
     except BodyTooLarge as exc:
         got.body, got.is_json = scrub(exc.head.decode("utf-8", "replace"), secrets), False
+        got.too_large = exc.cap
         got.error = ErrorClass(
             "response_too_large",
             f"decoded body larger than {exc.cap} bytes (max_response_bytes); "
@@ -451,6 +457,9 @@ async def _one_try(
             if got.stream is None or not got.stream.sse
             else _cut(got, f"{type(exc).__name__}: {exc}")
         )
+    if got.error is not None and got.error.code in ("timeout", "connect_error"):
+        # no answer: a body cut off or held past the deadline is no response to record
+        got.status, got.headers, got.body, got.is_json = None, {}, None, False
     return got
 
 

@@ -149,6 +149,9 @@ def recorded_answer(
 ) -> tuple[ErrorClass | None, ModelDecision | None]:
     """A recorded response (status set) read again with the current code: the transport
     failure it is, else its decision; a streamed one from its recorded events (rejudge)."""
+    cap = response.get("too_large")
+    if isinstance(cap, int) and not isinstance(cap, bool):
+        return ErrorClass("response_too_large", f"decoded body larger than {cap} bytes"), None
     reading = recorded_reading(adapter.api, adapter, response)
     if reading is not None:
         if reading.error is not None:

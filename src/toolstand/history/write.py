@@ -13,7 +13,7 @@ from toolstand.history.lock import HistoryLock, os_error
 from toolstand.util.problems import LoadError, Problem
 
 # provider, model, api, case_id, mode, attempt, feedback arm (None without repairs)
-AttemptKey = tuple[str, str, str, str, str, int, str | None, bool]
+AttemptKey = tuple[str, str, str, str, str, int, bool, str | None]
 
 
 def attempt_key(rec: dict[str, Any]) -> AttemptKey:
@@ -24,8 +24,8 @@ def attempt_key(rec: dict[str, Any]) -> AttemptKey:
         rec["case_id"],
         rec["mode"],
         int(rec["attempt"]),
-        rec.get("feedback"),
         rec.get("stream") is True,  # the stream arm; records before it were not streamed
+        rec.get("feedback"),
     )
 
 

@@ -57,7 +57,7 @@ class WorkItem:
     def key(self, spec: RunSpec) -> AttemptKey:
         return (
             *(spec.provider, spec.model, spec.api, self.case.id, self.mode),
-            *(self.attempt, self.feedback, self.stream),
+            *(self.attempt, self.stream, self.feedback),
         )
 
 
