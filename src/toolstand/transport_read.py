@@ -144,32 +144,65 @@ class StreamRead:
     idle: bool = False  # the stream went idle longer than the idle timeout
 
 
+class _Watchdog:
+    """The idle timer: one timer handle re-armed from the last activity only when it
+    comes due, so a read costs a clock reading, not a new timer (a stream is ~100 reads).
+    When the silence reaches ``idle_s`` it cancels the reading task (``fired``)."""
+
+    __slots__ = ("fired", "handle", "idle_s", "last", "loop", "task")
+
+    def __init__(self, idle_s: float) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
+        self.idle_s = idle_s
+        self.last = self.loop.time()
+        self.fired = False
+        self.handle = self.loop.call_at(self.last + idle_s, self._due)
+
+    def _due(self) -> None:
+        if self.loop.time() - self.last >= self.idle_s:
+            self.fired = True
+            if self.task is not None:
+                self.task.cancel()
+        else:
+            self.handle = self.loop.call_at(self.last + self.idle_s, self._due)
+
+
 async def read_stream(
     body: AsyncIterator[bytes],
     asm: StreamAssembler,
     read: StreamRead,
     *,
     idle_s: float,
+    cap: int,
     clock: Callable[[], float],
     began: float,
 ) -> None:
     """Feed ``body`` through the SSE decoder into ``asm`` until it ends; every received
     byte (a comment or a ping too) restarts the idle timer. On going idle, ``read.idle``
-    is set and the read stops; what arrived is kept in ``read``."""
-    loop = asyncio.get_running_loop()
+    is set and the read stops; past ``cap`` bytes, ``BodyTooLarge``; what arrived is
+    kept in ``read`` either way."""
     decoder, raw, times = read.decoder, read.raw, read.event_ms
+    dog = _Watchdog(idle_s)
+    loop_time = dog.loop.time
     try:
-        async with asyncio.timeout_at(loop.time() + idle_s) as timer:
-            async for chunk in body:
-                timer.reschedule(loop.time() + idle_s)
-                raw += chunk
-                events = decoder.feed(chunk)
-                if events:
-                    at = round((clock() - began) * 1000.0, 1)
-                    for event in events:
-                        times.append(at)
-                        asm.feed(event)
-    except TimeoutError:
-        if not timer.expired():
-            raise  # the request's own deadline, not the idle timer
+        async for chunk in body:
+            dog.last = loop_time()
+            raw += chunk
+            if len(raw) > cap:
+                head = bytes(raw[:KEPT_WHEN_TOO_LARGE])
+                del raw[cap:]
+                raise BodyTooLarge(head, cap)
+            events = decoder.feed(chunk)
+            if events:
+                at = round((clock() - began) * 1000.0, 1)
+                for event in events:
+                    times.append(at)
+                    asm.feed(event)
+    except asyncio.CancelledError:
+        if not dog.fired or dog.task is None:
+            raise
+        dog.task.uncancel()
         read.idle = True
+    finally:
+        dog.handle.cancel()

@@ -90,9 +90,11 @@ async def read_streamed(
     trace = got.stream = StreamTrace()
     read = StreamRead()
     asm = assembler(adapter.api)
-    body = body_of(response, cap)
+    # without a content encoding the raw reads are the body: read_stream caps them
+    plain = not response.is_stream_consumed and not response.headers.get("content-encoding")
+    body = response.aiter_raw() if plain else body_of(response, cap)
     try:
-        await read_stream(body, asm, read, idle_s=idle_s, clock=clock, began=began)
+        await read_stream(body, asm, read, idle_s=idle_s, cap=cap, clock=clock, began=began)
     finally:
         read.decoder.close()
         _settle(got, trace, read, asm.finish(read.decoder), adapter, headers, secrets, idle_s)

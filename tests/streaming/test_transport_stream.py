@@ -266,3 +266,17 @@ async def test_the_budget_bounds_every_try_together() -> None:
     ex, _ = await run([answer], policy=policy)
     assert loop.time() - t0 < 5.0
     assert ex.error is not None and ex.error.code == "timeout"
+
+
+async def test_keepalives_restart_the_idle_timer() -> None:
+    raw = chat_stream(CHAT_BODY, (4,)).encode()
+
+    async def slow_with_pings() -> AsyncIterator[bytes]:
+        for _ in range(4):  # 0.4 s of pings, each inside the 0.25 s idle limit
+            yield b": keep-alive\n\n"
+            await asyncio.sleep(0.1)
+        yield raw
+
+    answer = answer_with(headers=SSE, content=slow_with_pings)
+    ex, _ = await run([answer], policy=RetryPolicy(max_retries=0, stream_idle_s=0.25))
+    assert ex.error is None and ex.stream is not None and ex.stream.complete

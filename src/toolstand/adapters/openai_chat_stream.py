@@ -97,31 +97,33 @@ class ChatAssembler(AssemblerBase):
             self.finish_reason = finish
 
     def _delta(self, delta: dict[str, Any]) -> None:
-        if isinstance(delta.get("role"), str):
-            self.role = delta["role"]
-        text = delta.get("content")
-        if isinstance(text, str):
-            if self.content is None:
-                self.content = []
-            self.content.append(text)
-            if text:
+        # by the keys present (one or two in nearly every delta), not by every key known
+        for key, value in delta.items():
+            if key == "content":
+                if isinstance(value, str):
+                    if self.content is None:
+                        self.content = []
+                    self.content.append(value)
+                    if value and self.first_token is None:
+                        self.first_token = self.n
+            elif key == "tool_calls":
+                if isinstance(value, list):
+                    for entry in value:
+                        if isinstance(entry, dict):
+                            self._call(entry)
+            elif key == "refusal":
+                if isinstance(value, str):
+                    if self.refusal is None:
+                        self.refusal = []
+                    self.refusal.append(value)
+                    if value:
+                        self.token()
+            elif key == "role":
+                if isinstance(value, str):
+                    self.role = value
+            elif key in ("reasoning", "reasoning_content") and isinstance(value, str) and value:
+                self.reasoning.append(value)
                 self.token()
-        refusal = delta.get("refusal")
-        if isinstance(refusal, str):
-            if self.refusal is None:
-                self.refusal = []
-            self.refusal.append(refusal)
-            if refusal:
-                self.token()
-        for key in ("reasoning", "reasoning_content"):
-            if isinstance(delta.get(key), str) and delta[key]:
-                self.reasoning.append(delta[key])
-                self.token()
-        calls = delta.get("tool_calls")
-        if isinstance(calls, list):
-            for entry in calls:
-                if isinstance(entry, dict):
-                    self._call(entry)
 
     def _call(self, entry: dict[str, Any]) -> None:
         index = entry.get("index")

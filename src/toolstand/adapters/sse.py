@@ -78,8 +78,19 @@ class SseDecoder:
         else:
             lines = buf.split(b"\n")
         self._buf = lines.pop()
+        data = self._data
         for raw in lines:
-            self._line(raw, out)
+            # the two lines of nearly every event, inline: "data: ..." and the blank one
+            if raw[:5] == b"data:":
+                value = raw[6:] if raw[5:6] == b" " else raw[5:]
+                data.append(value.decode("utf-8", "replace"))
+            elif not raw:
+                if data:
+                    out.append(SseEvent(self._event or "message", "\n".join(data), self._id))
+                    data = self._data = []
+                self._event = ""
+            else:
+                self._line(raw)
         return out
 
     def close(self) -> list[SseEvent]:
@@ -95,12 +106,8 @@ class SseDecoder:
         self._data, self._event, self._id = [], "", None
         return []
 
-    def _line(self, raw: bytes, out: list[SseEvent]) -> None:
-        if not raw:
-            if self._data:
-                out.append(SseEvent(self._event or "message", "\n".join(self._data), self._id))
-            self._data, self._event = [], ""
-            return
+    def _line(self, raw: bytes) -> None:
+        """A line that is neither blank nor ``data:``: a comment or another field."""
         if raw[:1] == b":":
             self.comments += 1
             return
