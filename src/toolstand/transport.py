@@ -76,6 +76,9 @@ class RetryPolicy:
     request_s: float = 300.0
     max_response_bytes: int = 8 * 1024 * 1024
     stream_idle_s: float = 30.0
+    # the event loop's time by which the whole attempt must be done (None: no deadline
+    # beyond the budget); every try of every turn ends by then
+    deadline: float | None = None
 
     def delay(self, retry_index: int, retry_after_s: float | None, rng: random.Random) -> float:
         """The wait before retry number ``retry_index`` (0-based): the jittered backoff,
@@ -348,7 +351,10 @@ async def exchange(
     tries: list[Try] = []
     while True:
         began = clock()
-        left = policy.total_budget_s - (asyncio.get_running_loop().time() - loop_start)
+        now = asyncio.get_running_loop().time()
+        left = policy.total_budget_s - (now - loop_start)
+        if policy.deadline is not None:
+            left = min(left, policy.deadline - now)
         deadline = min(policy.request_s, max(0.0, left))
         got = await _one_try(client, adapter, built, request, policy, deadline, secrets, clock)
         latency_ms = (clock() - began) * 1000.0
@@ -368,6 +374,11 @@ async def exchange(
         wait = policy.delay(len(tries) - 1, error.retry_after_s, rng)
         if (clock() - start) + wait > policy.total_budget_s:
             break  # the next try could not happen inside the budget: report this failure
+        if (
+            policy.deadline is not None
+            and asyncio.get_running_loop().time() + wait > policy.deadline
+        ):
+            break  # nor before the attempt's deadline
         this.waited_s = wait
         await sleep(wait)
     return Exchange(

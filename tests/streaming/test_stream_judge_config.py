@@ -57,7 +57,7 @@ def test_stream_config_top_level_and_per_run() -> None:
     c = parse_config(base())
     assert c.stream is False and c.stream_arms(c.runs[0]) == [False]
     assert c.stream_idle_timeout_s == 30 and c.max_response_bytes == 8 * 1024 * 1024
-    assert c.timeouts.request_s == 300
+    assert c.timeouts.request_s == 300 and c.timeouts.attempt_s == 900
     c = parse_config(base(stream="both"))
     assert c.stream_arms(c.runs[0]) == [False, True]
     c = parse_config(base(stream="both", run={"stream": True}))

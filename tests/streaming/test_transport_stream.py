@@ -280,3 +280,18 @@ async def test_keepalives_restart_the_idle_timer() -> None:
     answer = answer_with(headers=SSE, content=slow_with_pings)
     ex, _ = await run([answer], policy=RetryPolicy(max_retries=0, stream_idle_s=0.25))
     assert ex.error is None and ex.stream is not None and ex.stream.complete
+
+
+async def test_the_attempt_deadline_bounds_a_try_inside_a_large_budget() -> None:
+    from toolstand.attempt.turns import attempt_policy
+
+    payload = json.dumps(CHAT_BODY).encode() * 100
+    answer = answer_with(
+        headers={"content-type": "application/json"}, content=lambda: trickle(payload)
+    )
+    policy = attempt_policy(RetryPolicy(max_retries=3, request_s=100.0, total_budget_s=100.0), 0.3)
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    ex, _ = await run([answer], policy=policy)
+    assert loop.time() - t0 < 5.0
+    assert ex.error is not None and ex.error.code == "timeout"

@@ -6,6 +6,8 @@ functions one at a time (so it can edit the tool results before the second turn)
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -166,6 +168,15 @@ def start(
     if feedback is not None and config.repair is not None and config.repair.max_repairs > 0:
         state.feedback, state.max_repairs = feedback, config.repair.max_repairs
     return state
+
+
+def attempt_policy(policy: RetryPolicy, attempt_s: float) -> RetryPolicy:
+    """``policy`` with the deadline of an attempt starting now (a headless attempt: the
+    TUI steps through turns at the user's pace and has none)."""
+    deadline = asyncio.get_running_loop().time() + attempt_s
+    if policy.deadline is not None:
+        deadline = min(deadline, policy.deadline)
+    return dataclasses.replace(policy, deadline=deadline)
 
 
 def policy_for(config: Config) -> RetryPolicy:
@@ -418,6 +429,8 @@ async def run_attempt(
     """The whole attempt, headless: first turn, repair turns when its arm has them,
     second turn when it applies, the record."""
     contract = case.contract_for(contract)  # a case with its own tools offers those
+    # one wall-clock deadline for every turn of the attempt (issue 31, H2)
+    policy = attempt_policy(policy, config.timeouts.attempt_s)
     state = start(target, case, mode, attempt, run_id, contract, config, feedback, stream)
     await first_turn(state, system, contract, client, policy)
     await repair_loop(state, contract, client, policy)

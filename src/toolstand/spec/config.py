@@ -194,6 +194,8 @@ class Timeouts(_Strict):
     # the wall-clock deadline of one request (one try): a server that trickles its
     # answer cannot hold it longer; never past retry.total_budget_s either
     request_s: float = Field(default=300.0, gt=0)
+    # the wall-clock deadline of a whole headless attempt: every turn, try and wait
+    attempt_s: float = Field(default=900.0, gt=0)
 
 
 class Retry(_Strict):
