@@ -4,6 +4,7 @@ attempt per arm, the stream kept whole and compact, resume by arm, rejudge re-re
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -107,3 +108,46 @@ def test_stream_both_runs_each_attempt_once_per_arm(
     assert changes == []
     again = [r for r in lines(rejudged) if r["type"] == "attempt" and r["stream"]]
     assert [r["decision"] for r in again] == [a["decision"] for a in streamed]
+
+
+def test_the_report_keeps_the_arms_apart_with_first_token_and_first_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolstand.reporting.commands import cmd_report
+
+    monkeypatch.setenv(KEY_ENV, "sk-stream-test-0123456789")
+    out = tmp_path / "run.jsonl"
+
+    async def go() -> None:
+        async with server(provider) as url:
+            config = parse_config(orjson.dumps({
+                "runs": [{"provider": "local", "model": "m", "api": "openai-chat", "base_url": url,
+                          "api_key_env": KEY_ENV}],
+                "system_prompt": "prompts/delivery-router-v1.txt",
+                "tools": "contracts/delivery_tools.json", "cases": "cases/delivery.jsonl",
+                "repetitions": 3, "stream": "both", "retry": {"max_retries": 0, "total_budget_s": 10},
+            }), "cfg", ROOT)  # fmt: skip
+            await run(load_inputs(config, "cfg"), out, only={"direct_lookup"}, progress_out=None)
+
+    asyncio.run(go())
+    text = io.StringIO()
+    assert cmd_report([str(out)], True, None, None, out=text) == 0
+    data = json.loads(text.getvalue())
+    entries = sorted(data["results"], key=lambda e: e["stream"])
+    # each arm is its own entry, planned as the matrix of one arm (32 cases x 3)
+    assert [(e["stream"], e["attempted"], e["planned"]) for e in entries] == [
+        (False, 3, 96),
+        (True, 3, 96),
+    ]
+    assert "first_token_ms" not in entries[0]
+    assert (
+        entries[1]["first_call_ms"]["p50"] is not None
+        and entries[1]["first_token_ms"]["p95"] is not None
+    )
+    assert (
+        entries[0]["decision_accuracy"]["value"] == entries[1]["decision_accuracy"]["value"] == 1.0
+    )
+    plain = io.StringIO()
+    assert cmd_report([str(out)], False, None, None, out=plain) == 0
+    assert "· streamed" in plain.getvalue() and "· not streamed" in plain.getvalue()
+    assert "first token p50" in plain.getvalue()
