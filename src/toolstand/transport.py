@@ -44,7 +44,13 @@ from toolstand.adapters.base import (
     RequestSettings,
     reserialize,
 )
-from toolstand.transport_read import ACCEPT_ENCODING, BodyTooLarge, UnsupportedEncoding, body_of
+from toolstand.transport_read import (
+    ACCEPT_ENCODING,
+    KEPT_WHEN_TOO_LARGE,
+    BodyTooLarge,
+    UnsupportedEncoding,
+    body_of,
+)
 from toolstand.transport_stream import StreamTrace, interrupted, is_event_stream, read_streamed
 from toolstand.types import TransportErrorRecord
 from toolstand.util.canonical import canonical_hash
@@ -488,5 +494,14 @@ def _cut(got: _Got, why: str) -> ErrorClass | None:
 
 async def _read_whole(response: httpx.Response, cap: int) -> bytes:
     """The whole decoded body, never more than ``cap`` bytes of it (``BodyTooLarge``)."""
-    parts = [p async for p in body_of(response, cap)]
+    if response.is_stream_consumed or response.headers.get("content-encoding"):
+        return b"".join([p async for p in body_of(response, cap)])
+    parts = []  # unencoded: the raw reads are the body (the common case, kept lean)
+    total = 0
+    async for chunk in response.aiter_raw():
+        total += len(chunk)
+        if total > cap:
+            parts.append(chunk)
+            raise BodyTooLarge(b"".join(parts)[:KEPT_WHEN_TOO_LARGE], cap)
+        parts.append(chunk)
     return b"".join(parts)
