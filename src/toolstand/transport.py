@@ -143,21 +143,22 @@ class Exchange:
     def response_record(self) -> dict[str, Any]:
         stream = self.stream
         if stream is not None and stream.sse:
-            return {
+            out: dict[str, Any] = {
                 "status": self.status,
                 "headers": dict(self.headers),
                 "body": stream.text,
                 "body_is_json": False,
                 "stream": stream.record(),
             }
-        out = {
-            "status": self.status,
-            "headers": dict(self.headers),
-            "body": self.body,
-            "body_is_json": self.body_is_json,
-        }
-        if stream is not None:
-            out["stream"] = stream.record()
+        else:
+            out = {
+                "status": self.status,
+                "headers": dict(self.headers),
+                "body": self.body,
+                "body_is_json": self.body_is_json,
+            }
+            if stream is not None:
+                out["stream"] = stream.record()
         if self.too_large is not None:
             out["too_large"] = self.too_large
         return out

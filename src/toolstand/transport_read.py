@@ -190,9 +190,7 @@ async def read_stream(
             dog.last = loop_time()
             raw += chunk
             if len(raw) > cap:
-                head = bytes(raw[:KEPT_WHEN_TOO_LARGE])
-                del raw[cap:]
-                raise BodyTooLarge(head, cap)
+                raise BodyTooLarge(bytes(raw[:KEPT_WHEN_TOO_LARGE]), cap)
             events = decoder.feed(chunk)
             if events:
                 at = round((clock() - began) * 1000.0, 1)
@@ -204,5 +202,8 @@ async def read_stream(
             raise
         dog.task.uncancel()
         read.idle = True
+    except BodyTooLarge:
+        del raw[KEPT_WHEN_TOO_LARGE:]  # the record keeps the start, as of any body
+        raise
     finally:
         dog.handle.cancel()

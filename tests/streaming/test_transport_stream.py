@@ -295,3 +295,13 @@ async def test_the_attempt_deadline_bounds_a_try_inside_a_large_budget() -> None
     ex, _ = await run([answer], policy=policy)
     assert loop.time() - t0 < 5.0
     assert ex.error is not None and ex.error.code == "timeout"
+
+
+async def test_a_plain_stream_over_the_cap_keeps_only_its_first_64_kb() -> None:
+    event = b"data: " + json.dumps({"object": "chat.completion.chunk", "choices": [
+        {"index": 0, "delta": {"content": "x" * 4000}}]}).encode() + b"\n\n"  # fmt: skip
+    answer = answer_with(headers=SSE, content=lambda: chunks([event] * 600))  # ~2.4 MB
+    ex, _ = await run([answer], policy=RetryPolicy(max_retries=0, max_response_bytes=1024 * 1024))
+    assert ex.error is not None and ex.error.code == "response_too_large"
+    rec = ex.response_record()
+    assert len(rec["body"]) == 64 * 1024 and rec["too_large"] == 1024 * 1024
