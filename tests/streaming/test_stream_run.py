@@ -151,3 +151,13 @@ def test_the_report_keeps_the_arms_apart_with_first_token_and_first_call(
     assert cmd_report([str(out)], False, None, None, out=plain) == 0
     assert "· streamed" in plain.getvalue() and "· not streamed" in plain.getvalue()
     assert "first token p50" in plain.getvalue()
+
+
+def test_compare_keeps_the_stream_arms_apart() -> None:
+    from toolstand.reporting.compare import _key, _label
+
+    entry = {"provider": "p", "model": "m", "mode": "auto"}
+    keys = {_key({**entry, "stream": False}), _key({**entry, "stream": True}), _key(entry)}
+    assert len(keys) == 3
+    assert _label(_key({**entry, "stream": True})) == "p/m/auto streamed"
+    assert _label(_key(entry)) == "p/m/auto"
