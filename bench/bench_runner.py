@@ -16,6 +16,10 @@ is not charged to the runner), speaking the OpenAI Chat Completions API.
     most requests the server saw in flight at once and the requests/s achieved.
 (c) startup: ``python -m toolstand run`` on a one-attempt config, start to exit, and
     whether any ``textual`` module was imported on that path.
+(d) streaming: one case answered by a small provider of its own (a child process)
+    with the same call streamed in ~100 Chat Completions events (token chunking) or
+    whole; the runner's overhead per attempt over a bare httpx loop, streamed (the bare
+    loop reads the same stream line by line) and not streamed, and their difference.
 """
 
 from __future__ import annotations
@@ -321,6 +325,132 @@ def bench_startup(runs: int) -> None:
         )
 
 
+# ---- (d) streamed attempts ---------------------------------------------------------
+
+
+STREAM_SERVE = r"""
+import asyncio, json, sys
+PRE = "Checking the order status for you now; one moment please while I look it up in the system. " * 2
+ARGS = json.dumps({"order_id": "ORD-123456"})
+def chunk(delta, finish=None, **extra):
+    return "data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}) + "\n\n"
+call = {"id": "call_1", "type": "function", "function": {"name": "get_order", "arguments": ARGS}}
+events = [chunk({"role": "assistant", "content": ""})]
+events += [chunk({"content": PRE[i:i + 2]}) for i in range(0, len(PRE), 2)]
+events.append(chunk({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                     "function": {"name": "get_order", "arguments": ""}}]}))
+events += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": ARGS[i:i + 2]}}]})
+           for i in range(0, len(ARGS), 2)]
+events.append(chunk({}, "tool_calls"))
+events.append("data: " + json.dumps({"id": "c", "object": "chat.completion.chunk", "choices": [],
+              "usage": {"prompt_tokens": 50, "completion_tokens": 30}}) + "\n\n")
+events.append("data: [DONE]\n\n")
+STREAM = [e.encode() for e in events]
+WHOLE = json.dumps({"id": "c", "object": "chat.completion", "model": "m", "choices": [{"index": 0,
+    "message": {"role": "assistant", "content": PRE, "tool_calls": [call]}, "finish_reason": "tool_calls"}],
+    "usage": {"prompt_tokens": 50, "completion_tokens": 30}}).encode()
+
+async def handle(reader, writer):
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            n = next((int(l.split(b":")[1]) for l in head.split(b"\r\n")
+                      if l.lower().startswith(b"content-length:")), 0)
+            body = json.loads(await reader.readexactly(n))
+            if body.get("stream"):
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                             b"transfer-encoding: chunked\r\n\r\n")
+                for e in STREAM:  # one network write per event, as a token stream arrives
+                    writer.write(b"%x\r\n%s\r\n" % (len(e), e))
+                    await writer.drain()
+                writer.write(b"0\r\n\r\n")
+            else:
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                             b"content-length: %d\r\n\r\n%s" % (len(WHOLE), WHOLE))
+            await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError):
+        writer.close()
+
+async def main():
+    srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+    print(f"http://127.0.0.1:{srv.sockets[0].getsockname()[1]}", len(STREAM), flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+
+asyncio.run(main())
+"""
+
+
+async def bare_stream_loop(requests: list[tuple[str, dict[str, str], bytes]]) -> Timing:
+    """Post each request; read a stream line by line (orjson per data line), else the body."""
+    async with httpx.AsyncClient(timeout=30) as client:
+        t0, c0 = time.perf_counter(), time.process_time()
+        for url, headers, content in requests:
+            async with client.stream("POST", url, headers=headers, content=content) as resp:
+                if resp.headers.get("content-type", "").startswith("text/event-stream"):
+                    async for line in resp.aiter_lines():
+                        if line.startswith("data: {"):
+                            orjson.loads(line[6:])
+                else:
+                    orjson.loads(await resp.aread())
+        return time.perf_counter() - t0, time.process_time() - c0
+
+
+def bench_stream(repetitions: int, rounds: int) -> None:
+    print("(d) streamed attempts: one case, the same call streamed (~100 events) or whole")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STREAM_SERVE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    root, events = proc.stdout.readline().split()
+    try:
+        rows = {}
+        for stream in (False, True):
+            with tempfile.TemporaryDirectory() as tmp:
+                inputs = inputs_for(root, repetitions=repetitions, parallelism=1, stream=stream)
+                out = Path(tmp) / "run.jsonl"
+                asyncio.run(runner_once_only(inputs, out))  # warm up
+                requests = replay_list(out)
+                asyncio.run(bare_stream_loop(requests[:20]))
+                t_run, t_bare = [], []
+                for _ in range(rounds):
+                    t_run.append(asyncio.run(runner_once_only(inputs, out)))
+                    t_bare.append(asyncio.run(bare_stream_loop(requests)))
+                ms = 1000 / repetitions
+                rows[stream] = (
+                    min(w for w, _ in t_run) * ms,
+                    min(w for w, _ in t_bare) * ms,
+                    min(c for _, c in t_run) * ms,
+                    min(c for _, c in t_bare) * ms,
+                )
+        print(f"  attempts {repetitions} per arm; {events} events per streamed answer")
+        print("                 runner wall  bare wall  overhead wall   overhead CPU  (ms/attempt)")
+        for stream, (rw, bw, rc, bc) in rows.items():
+            label = "streamed    " if stream else "not streamed"
+            print(f"  {label}   {rw:8.3f}   {bw:8.3f}     {rw - bw:8.3f}      {rc - bc:8.3f}")
+        extra_wall = (rows[True][0] - rows[True][1]) - (rows[False][0] - rows[False][1])
+        extra_cpu = (rows[True][2] - rows[True][3]) - (rows[False][2] - rows[False][3])
+        print(
+            f"  streamed overhead minus non-streamed overhead: wall {extra_wall:.3f} ms, "
+            f"CPU {extra_cpu:.3f} ms   (target within 0.5 ms)"
+        )
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+
+
+async def runner_once_only(inputs: Inputs, out: Path) -> Timing:
+    out.unlink(missing_ok=True)
+    t0, c0 = time.perf_counter(), time.process_time()
+    summary = await run(inputs, out, only={"direct_lookup"}, progress_out=None)
+    timing = time.perf_counter() - t0, time.process_time() - c0
+    assert summary.verdicts["pass"] == summary.written, summary.verdicts
+    return timing
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repetitions", type=int, default=30, help="(a) repetitions of 32 cases")
@@ -329,9 +459,10 @@ def main() -> None:
     parser.add_argument("--waves", type=int, default=15, help="(b) rounds of N requests")
     parser.add_argument("--startups", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="(a) print a cProfile")
-    parser.add_argument("--only", choices=["a", "b", "c"], action="append")
+    parser.add_argument("--stream-attempts", type=int, default=300, help="(d) attempts per arm")
+    parser.add_argument("--only", choices=["a", "b", "c", "d"], action="append")
     args = parser.parse_args()
-    parts = set(args.only or ["a", "b", "c"])
+    parts = set(args.only or ["a", "b", "c", "d"])
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, httpx {httpx.__version__}, "
@@ -343,6 +474,8 @@ def main() -> None:
         bench_concurrency(args.latency, args.waves, args.rounds)
     if "c" in parts:
         bench_startup(args.startups)
+    if "d" in parts:
+        bench_stream(args.stream_attempts, args.rounds)
 
 
 if __name__ == "__main__":

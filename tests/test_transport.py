@@ -19,7 +19,7 @@ import httpx
 import orjson
 import pytest
 
-from toolstand import transport as transport_module
+from toolstand import transport_client
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import BuiltRequest, HttpRequest, RequestSettings
 from toolstand.spec.config import RunSpec
@@ -412,7 +412,7 @@ async def test_a_plain_http_client_loads_no_ca_bundle_and_never_speaks_https(
     def no_bundle() -> None:
         raise AssertionError("the CA bundle was loaded")
 
-    monkeypatch.setattr(transport_module, "tls_context", no_bundle)
+    monkeypatch.setattr(transport_client, "tls_context", no_bundle)
     async with make_client(transport=httpx.MockTransport(handler), plain_http=True) as client:
         # the redirect to https is an answer to record, not followed
         response = await client.post("http://a.test/v1/chat", content=b"{}")

@@ -68,6 +68,9 @@ class ModelDecision:
     contract's calls), a finish reason or status outside its table. The raw body
     keeps them; the decision is made from what was read (such a shape is never
     ``invalid_json``, judge._no_answer).
+    ``stream_mismatch`` (streamed answers only): where the whole answer the API also sent
+    differs from what its deltas assembled, each ``{"what", "deltas", "whole"}`` and the
+    ``call_index`` when it concerns a call; written only when there is one.
     """
 
     kind: DecisionKind
@@ -79,9 +82,10 @@ class ModelDecision:
     partial_calls: list[ToolCall] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    stream_mismatch: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "kind": self.kind,
             "text": self.text,
             "calls": [c.to_dict() for c in self.calls],
@@ -92,6 +96,9 @@ class ModelDecision:
             "flags": list(self.flags),
             "notes": list(self.notes),
         }
+        if self.stream_mismatch:
+            out["stream_mismatch"] = list(self.stream_mismatch)
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelDecision:
@@ -105,4 +112,5 @@ class ModelDecision:
             partial_calls=[ToolCall.from_dict(c) for c in data.get("partial_calls") or []],
             flags=list(data.get("flags") or []),
             notes=list(data.get("notes") or []),
+            stream_mismatch=list(data.get("stream_mismatch") or []),
         )

@@ -23,13 +23,11 @@ this provider or another (a test stand carries no state between attempts).
 from __future__ import annotations
 
 import asyncio
-import functools
 import random
-import ssl
 import time
+import zlib
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from http.cookiejar import Cookie, CookieJar
 from typing import Any
 
 import httpx
@@ -43,6 +41,20 @@ from toolstand.adapters.base import (
     RequestSettings,
     reserialize,
 )
+
+# the client lives in transport_client; re-exported here, where callers import it
+from toolstand.transport_client import NoCookies as NoCookies
+from toolstand.transport_client import NoTls as NoTls
+from toolstand.transport_client import make_client as make_client
+from toolstand.transport_client import tls_context as tls_context
+from toolstand.transport_read import (
+    ACCEPT_ENCODING,
+    KEPT_WHEN_TOO_LARGE,
+    BodyTooLarge,
+    UnsupportedEncoding,
+    body_of,
+)
+from toolstand.transport_stream import StreamTrace, interrupted, is_event_stream, read_streamed
 from toolstand.types import TransportErrorRecord
 from toolstand.util.canonical import canonical_hash
 from toolstand.util.redact import redact_headers, redact_url, scrub, scrubbable
@@ -68,6 +80,14 @@ class RetryPolicy:
     max_delay_s: float = 30.0
     total_budget_s: float = 120.0
     jitter: float = 0.25  # the backoff is shortened by up to this fraction
+    # how one try is read: its wall-clock deadline, the cap on the decoded body, and
+    # the longest silence between two reads of a stream
+    request_s: float = 300.0
+    max_response_bytes: int = 8 * 1024 * 1024
+    stream_idle_s: float = 30.0
+    # the event loop's time by which the whole attempt must be done (None: no deadline
+    # beyond the budget); every try of every turn ends by then
+    deadline: float | None = None
 
     def delay(self, retry_index: int, retry_after_s: float | None, rng: random.Random) -> float:
         """The wait before retry number ``retry_index`` (0-based): the jittered backoff,
@@ -113,101 +133,43 @@ class Exchange:
     error: ErrorClass | None = None
     elapsed_ms: float = 0.0
     latency_ms: float | None = None
+    # a streamed try: the body as received and each event's arrival (``body`` is then
+    # the non-streamed body the events amount to)
+    stream: StreamTrace | None = None
+    ttfb_ms: float | None = None  # the final try's status line, ms after it was sent
+    too_large: int | None = None  # the body passed this cap: only its start is kept
 
     @property
     def retries(self) -> int:
         return max(0, len(self.tries) - 1)
 
     def response_record(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "headers": dict(self.headers),
-            "body": self.body,
-            "body_is_json": self.body_is_json,
-        }
+        stream = self.stream
+        if stream is not None and stream.sse:
+            out: dict[str, Any] = {
+                "status": self.status,
+                "headers": dict(self.headers),
+                "body": stream.text,
+                "body_is_json": False,
+                "stream": stream.record(),
+            }
+        else:
+            out = {
+                "status": self.status,
+                "headers": dict(self.headers),
+                "body": self.body,
+                "body_is_json": self.body_is_json,
+            }
+            if stream is not None:
+                out["stream"] = stream.record()
+        if self.too_large is not None:
+            out["too_large"] = self.too_large
+        return out
 
     def transport_error_record(self) -> TransportErrorRecord | None:
         if self.error is None:
             return None
         return {"code": self.error.code, "message": self.error.message, "status": self.status}
-
-
-@functools.cache
-def tls_context() -> ssl.SSLContext:
-    """httpx's default verifying context, built once per process: loading the CA bundle
-    takes 30-70 ms, and the runner makes one client per few requests in flight."""
-    return httpx.create_ssl_context()
-
-
-class NoCookies(CookieJar):
-    """A cookie jar that keeps nothing: every ``Set-Cookie`` is dropped on arrival, so
-    no request ever carries a ``Cookie`` header."""
-
-    def set_cookie(self, cookie: Cookie) -> None:
-        pass
-
-    def extract_cookies(self, response: Any, request: Any) -> None:
-        pass
-
-
-class NoTls(httpx.AsyncBaseTransport):
-    """Mounted on ``https://`` in a client made for plain HTTP: that client verifies no
-    certificate, so an https URL must never go through it (httpx follows no redirect
-    here anyway; this makes it impossible, not just unlikely)."""
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        raise httpx.UnsupportedProtocol(
-            f"this client is for plain-http base URLs only; refused {request.url.scheme} "
-            f"to {request.url.host}",
-            request=request,
-        )
-
-
-def make_client(
-    *,
-    connect_timeout: float = 10.0,
-    read_timeout: float = 60.0,
-    max_connections: int = 16,
-    transport: httpx.AsyncBaseTransport | None = None,
-    loopback_only: bool = False,
-    plain_http: bool = False,
-    proxy: str | None = None,
-) -> httpx.AsyncClient:
-    """An AsyncClient with a small pool: httpx's pool slows down with many waiters, so
-    the runner should spread load over several clients rather than enlarge one. It
-    keeps no cookies (``NoCookies``) and follows no redirect (a 3xx is an answer to
-    record).
-
-    ``loopback_only``: every request goes to the embedded simulator in plain HTTP on
-    127.0.0.1, so no proxy from the environment applies (it could not reach our
-    loopback) and no TLS context is needed (no CA bundle to load at startup).
-    ``plain_http``: the base URL is ``http://``, so no origin uses TLS and the CA
-    bundle is not loaded either; an https proxy still verifies its certificate
-    (httpcore gives the proxy connection its own default context, not the client's),
-    and https URLs are refused (``NoTls``).
-    ``proxy``: the run's own proxy, the only one taken: the environment's proxy
-    variables (and .netrc) are ignored, or every request and its key would go to a
-    host that no config names. The simulator on loopback never takes one."""
-    # no pool timeout: waiting for a free connection is the runner's concurrency, not
-    # the provider's slowness, and must not be recorded as a provider timeout
-    timeout = httpx.Timeout(
-        connect=connect_timeout, read=read_timeout, write=read_timeout, pool=None
-    )
-    limits = httpx.Limits(
-        max_connections=max_connections, max_keepalive_connections=max_connections
-    )
-    no_tls = loopback_only or plain_http
-    return httpx.AsyncClient(
-        timeout=timeout,
-        limits=limits,
-        transport=transport,
-        mounts={"https://": NoTls()} if no_tls else None,
-        cookies=NoCookies(),
-        trust_env=False,
-        proxy=None if loopback_only else proxy,
-        verify=False if no_tls else tls_context(),
-        follow_redirects=False,
-    )
 
 
 def useful_headers(headers: Mapping[str, str]) -> dict[str, str]:
@@ -267,6 +229,31 @@ def _classify(
         return ErrorClass("malformed_response", f"classify_error failed: {exc!r}", retryable=False)
 
 
+@dataclass
+class Outgoing:
+    """The request as sent: the key is in these headers or params, so it is never kept."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    params: dict[str, str] | None
+    content: bytes
+
+
+@dataclass
+class _Got:
+    """What one try brought back."""
+
+    status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    is_json: bool = False
+    error: ErrorClass | None = None
+    stream: StreamTrace | None = None
+    ttfb_ms: float | None = None
+    too_large: int | None = None  # the cap a body passed (response_too_large)
+
+
 async def exchange(
     client: httpx.AsyncClient,
     adapter: Adapter,
@@ -281,43 +268,38 @@ async def exchange(
     secrets: Iterable[str] = (),
 ) -> Exchange:
     """Send ``built`` with retries; return every try and the final answer or failure.
-    ``secrets``: the other configured keys, scrubbed like ``key`` from what is kept."""
+    ``secrets``: the other configured keys, scrubbed like ``key`` from what is kept.
+
+    Each try has a wall-clock deadline (``policy.request_s``, and never past the
+    budget), so a server trickling a byte a second cannot hold it; the decoded body is
+    capped while it is read (``policy.max_response_bytes``). A streamed request
+    (``built.stream``) is read event by event (transport_stream)."""
     policy = policy or RetryPolicy()
     rng = rng or random.Random()
     secrets = scrubbable([key, *secrets])
     auth_headers, auth_params = adapter.auth(key, settings) if key else ({}, {})
     http = built.http
-    headers = {**http.headers, **auth_headers}
+    headers = {"accept-encoding": ACCEPT_ENCODING, **http.headers, **auth_headers}
     params = {**http.params, **auth_params}
     content = reserialize(http.body).encode()
+    request = Outgoing(http.method, http.url, headers, params or None, content)
     start = clock()
+    loop_start = asyncio.get_running_loop().time()
     tries: list[Try] = []
     while True:
         began = clock()
-        status: int | None = None
-        kept: dict[str, str] = {}
-        body: Any = None
-        is_json = False
-        try:
-            response = await client.request(
-                http.method, http.url, headers=headers, params=params or None, content=content
-            )
-        except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
-            error: ErrorClass | None = _network_error(exc)
-        else:
-            status = response.status_code
-            all_headers = {k.lower(): v for k, v in response.headers.items()}
-            kept = useful_headers(all_headers)
-            body, is_json = decode_body(response.content)
-            # scrubbed before anything derives a message from it: a message keeps only
-            # the start of a page, and could cut an echoed key in half
-            body = scrub(body, secrets)
-            error = _classify(adapter, status, all_headers, body)
+        now = asyncio.get_running_loop().time()
+        left = policy.total_budget_s - (now - loop_start)
+        if policy.deadline is not None:
+            left = min(left, policy.deadline - now)
+        deadline = min(policy.request_s, max(0.0, left))
+        got = await _one_try(client, adapter, built, request, policy, deadline, secrets, clock)
         latency_ms = (clock() - began) * 1000.0
+        error = got.error
         if error is not None and secrets:
             error.message = scrub(error.message, secrets)
         this = Try(
-            status=status,
+            status=got.status,
             error_code=error.code if error else None,
             elapsed_ms=latency_ms,
             retry_after_s=error.retry_after_s if error else None,
@@ -329,15 +311,128 @@ async def exchange(
         wait = policy.delay(len(tries) - 1, error.retry_after_s, rng)
         if (clock() - start) + wait > policy.total_budget_s:
             break  # the next try could not happen inside the budget: report this failure
+        if (
+            policy.deadline is not None
+            and asyncio.get_running_loop().time() + wait > policy.deadline
+        ):
+            break  # nor before the attempt's deadline
         this.waited_s = wait
         await sleep(wait)
     return Exchange(
-        status=status,
-        headers=scrub(kept, secrets),
-        body=body,
-        body_is_json=is_json,
+        status=got.status,
+        headers=scrub(got.headers, secrets),
+        body=got.body,
+        body_is_json=got.is_json,
         tries=tries,
         error=error,
         elapsed_ms=(clock() - start) * 1000.0,
         latency_ms=latency_ms,
+        stream=got.stream,
+        ttfb_ms=got.ttfb_ms,
+        too_large=got.too_large,
     )
+
+
+async def _one_try(
+    client: httpx.AsyncClient,
+    adapter: Adapter,
+    built: BuiltRequest,
+    request: Outgoing,
+    policy: RetryPolicy,
+    deadline_s: float,
+    secrets: list[str],
+    clock: Callable[[], float],
+) -> _Got:
+    """One HTTP try within ``deadline_s`` of wall-clock time; never raises for the network."""
+    got = _Got()
+    began = clock()
+    try:
+        async with asyncio.timeout(deadline_s):
+            req = client.build_request(
+                request.method,
+                request.url,
+                headers=request.headers,
+                params=request.params,
+                content=request.content,
+            )
+            response = await client.send(req, stream=True)
+            try:
+                got.ttfb_ms = round((clock() - began) * 1000.0, 1)
+                got.status = response.status_code
+                all_headers = {k.lower(): v for k, v in response.headers.items()}
+                got.headers = useful_headers(all_headers)
+                if built.stream and is_event_stream(got.status, all_headers):
+                    await read_streamed(
+                        got,
+                        adapter,
+                        response,
+                        all_headers,
+                        policy.max_response_bytes,
+                        policy.stream_idle_s,
+                        secrets,
+                        clock,
+                        began,
+                    )
+                else:
+                    raw = await _read_whole(response, policy.max_response_bytes)
+                    body, got.is_json = decode_body(raw)
+                    # scrubbed before anything derives a message from it: a message keeps
+                    # only the start of a page, and could cut an echoed key in half
+                    got.body = scrub(body, secrets)
+                    got.error = _classify(adapter, got.status, all_headers, got.body)
+                    if built.stream:  # asked to stream, answered whole
+                        got.stream = StreamTrace(sse=False)
+            finally:
+                await response.aclose()
+    except TimeoutError:
+        got.error = _cut(got, f"no complete answer within {deadline_s:g} s (request deadline)")
+    except BodyTooLarge as exc:
+        got.body, got.is_json = scrub(exc.head.decode("utf-8", "replace"), secrets), False
+        got.too_large = exc.cap
+        got.error = ErrorClass(
+            "response_too_large",
+            f"decoded body larger than {exc.cap} bytes (max_response_bytes); "
+            f"its first {len(exc.head)} bytes are kept",
+            retryable=False,
+        )
+    except UnsupportedEncoding as exc:
+        got.error = ErrorClass("malformed_response", str(exc), retryable=False)
+    except zlib.error as exc:
+        got.error = ErrorClass("malformed_response", f"body does not decompress: {exc}")
+    except (httpx.HTTPError, httpx.InvalidURL, OSError) as exc:
+        got.error = (
+            _network_error(exc)
+            if got.stream is None or not got.stream.sse
+            else _cut(got, f"{type(exc).__name__}: {exc}")
+        )
+    if got.error is not None and got.error.code in ("timeout", "connect_error"):
+        # no answer: a body cut off or held past the deadline is no response to record
+        got.status, got.headers, got.body, got.is_json = None, {}, None, False
+    return got
+
+
+def _cut(got: _Got, why: str) -> ErrorClass | None:
+    """The error of a try stopped by its deadline or the network: a stream that had
+    already ended whole keeps its reading; one cut short is ``stream_interrupted``;
+    anything else is a ``timeout``."""
+    trace = got.stream
+    if trace is None or not trace.sse:
+        return ErrorClass("timeout", why)
+    if trace.complete:
+        return got.error
+    return interrupted(trace, why)
+
+
+async def _read_whole(response: httpx.Response, cap: int) -> bytes:
+    """The whole decoded body, never more than ``cap`` bytes of it (``BodyTooLarge``)."""
+    if response.is_stream_consumed or response.headers.get("content-encoding"):
+        return b"".join([p async for p in body_of(response, cap)])
+    parts = []  # unencoded: the raw reads are the body (the common case, kept lean)
+    total = 0
+    async for chunk in response.aiter_raw():
+        total += len(chunk)
+        if total > cap:
+            parts.append(chunk)
+            raise BodyTooLarge(b"".join(parts)[:KEPT_WHEN_TOO_LARGE], cap)
+        parts.append(chunk)
+    return b"".join(parts)

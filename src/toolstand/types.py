@@ -90,6 +90,7 @@ ErrorCode = Literal[
     "unexpected_refusal",
     "truncated",
     "policy_blocked",
+    "stream_mismatch",
     "false_success",
     "repeated_call",
     "recovery_mismatch",
@@ -283,6 +284,13 @@ class AttemptRecord(TypedDict):
     request: dict[str, Any]
     response: dict[str, Any]
     second_turn: SecondTurnRecord | None
+    # the stream arm, and turn 1's times in ms after its final try was sent: the status
+    # line (every attempt), the first event with model output and the first opening a
+    # tool call (streamed attempts; None otherwise)
+    stream: bool
+    ttfb_ms: float | None
+    first_token_ms: float | None
+    first_call_ms: float | None
     feedback: NotRequired[FeedbackStyle]
     repair: NotRequired[RepairSummary]
     repair_turns: NotRequired[list[RepairTurnRecord]]

@@ -25,7 +25,7 @@ ENV_B = "TOOLSTAND_TEST_TRUST_KEY_B"
 ONLY = {"direct_lookup", "missing_id", "recovery_lookup_ok"}
 # what differs between two runs of the same matrix whatever the keys (a second turn's
 # answer carries the time it was made)
-VOLATILE = {"run_id", "started_at", "elapsed_ms", "latency_ms", "tries", "second_turn"}
+VOLATILE = {"run_id", "started_at", "elapsed_ms", "latency_ms", "ttfb_ms", "tries", "second_turn"}
 
 
 class LocalServer(ThreadingHTTPServer):

@@ -32,9 +32,11 @@ TransportCode = Literal[
     "auth_error",
     "bad_request",
     "malformed_response",
+    "stream_interrupted",
+    "response_too_large",
 ]
 RETRYABLE_CODES: frozenset[str] = frozenset(
-    {"rate_limited", "overloaded", "timeout", "server_error", "connect_error"}
+    {"rate_limited", "overloaded", "timeout", "server_error", "connect_error", "stream_interrupted"}
 )
 
 
@@ -99,6 +101,8 @@ class BuiltRequest:
     # tool name -> schema paths of optional properties strict mode made nullable: a null
     # there is read as absent (adapters.strict.nulls_as_absent)
     nullable: dict[str, list[tuple[str | int, ...]]] = field(default_factory=dict)
+    # the request asks for a streamed answer (adapters.streaming.streamed)
+    stream: bool = False
 
 
 @dataclass

@@ -17,7 +17,13 @@ from collections.abc import Sequence
 
 import httpx
 
-from toolstand.attempt.plan import AttemptPlan, AttemptState, Target, plan_attempt
+from toolstand.attempt.plan import (
+    AttemptPlan,
+    AttemptState,
+    Target,
+    attempt_policy,
+    plan_attempt,
+)
 from toolstand.attempt.record import record
 from toolstand.attempt.repair_turns import repair_loop
 from toolstand.attempt.turns import default_results, first_turn, second_turn, wants_second_turn
@@ -41,9 +47,13 @@ async def run_arms(
     client: httpx.AsyncClient,
     policy: RetryPolicy,
     arms: Sequence[FeedbackStyle | None] = (None,),
+    stream: bool = False,
 ) -> list[AttemptRecord]:
-    """One repetition in every arm of ``arms``, in that order: one record per arm."""
-    plan = plan_attempt(target, case, mode, contract, config, arms[0])
+    """One repetition in every arm of ``arms``, in that order: one record per arm;
+    ``stream``: its stream arm (each stream arm has its own turn 1)."""
+    plan = plan_attempt(target, case, mode, contract, config, arms[0], stream)
+    # one wall-clock deadline for every turn of the repetition (issue 31, H2)
+    policy = attempt_policy(policy, config.timeouts.attempt_s)
     state = AttemptState(plan, attempt, run_id)
     await first_turn(state, system, client, policy)
     if wants_second_turn(state):
@@ -88,6 +98,7 @@ async def run_attempt(
     client: httpx.AsyncClient,
     policy: RetryPolicy,
     feedback: FeedbackStyle | None = None,
+    stream: bool = False,
 ) -> AttemptRecord:
     """The whole attempt in one arm: first turn, repair turns when its arm has them,
     second turn when it applies, the record."""
@@ -103,5 +114,6 @@ async def run_attempt(
         client=client,
         policy=policy,
         arms=(feedback,),
+        stream=stream,
     )
     return rec

@@ -9,6 +9,7 @@ plan decides any of these again, so the three callers cannot drift apart.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -124,10 +125,12 @@ def plan_attempt(
     contract: Contract,
     config: Config,
     feedback: FeedbackStyle | None = None,
+    stream: bool = False,
 ) -> AttemptPlan:
     """The plan of an attempt of ``case`` on ``target``; ``contract`` is the project's
     (a case with its own tools offers and is judged on those). ``feedback`` names the
-    repair arm; it has repair turns only when the config's budget is above 0."""
+    repair arm; it has repair turns only when the config's budget is above 0. ``stream``
+    names the stream arm: every turn is then sent in its API's streaming form."""
     own = case.contract_for(contract)
     offered, blocked = offered_tools(own, case, mode)
     settings = RequestSettings(
@@ -148,6 +151,7 @@ def plan_attempt(
         [t.name for t in offered] if offered is not None else [],
         target,
         target.all_secrets(config),
+        stream=stream,
     )
     budget = config.repair.max_repairs if config.repair is not None else 0
     return plan.arm(feedback, budget) if feedback is not None and budget > 0 else plan
@@ -172,6 +176,7 @@ def plan_recorded(rec: Mapping[str, Any], case: Case, contract: Contract) -> Att
         names,
         feedback=rec.get("feedback"),
         max_repairs=len(rec.get("repair_turns") or []),
+        stream=rec.get("stream") is True,
     )
 
 
@@ -182,7 +187,19 @@ def policy_for(config: Config) -> RetryPolicy:
         base_delay_s=r.base_delay_s,
         max_delay_s=r.max_delay_s,
         total_budget_s=r.total_budget_s,
+        request_s=config.timeouts.request_s,
+        max_response_bytes=config.max_response_bytes,
+        stream_idle_s=config.stream_idle_timeout_s,
     )
+
+
+def attempt_policy(policy: RetryPolicy, attempt_s: float) -> RetryPolicy:
+    """``policy`` with the deadline of an attempt starting now (a headless attempt: the
+    TUI steps through turns at the user's pace and has none; issue 31, H2)."""
+    deadline = asyncio.get_running_loop().time() + attempt_s
+    if policy.deadline is not None:
+        deadline = min(deadline, policy.deadline)
+    return replace(policy, deadline=deadline)
 
 
 @dataclass

@@ -23,6 +23,7 @@ from toolstand.attempt.plan import AttemptPlan
 from toolstand.decision import ModelDecision
 from toolstand.judge.verdict import followup_applies, judge, judge_followup, with_turn_errors
 from toolstand.transport import decode_body, sanitize_request
+from toolstand.transport_stream import StreamTrace, exchange_decision, recorded_answer
 from toolstand.types import FollowupJudgement, Judgement, TransportErrorRecord
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "decode_body",
     "followup_applies",
     "read_answer",
+    "read_decision",
+    "read_recorded",
     "read_turn",
     "recorded_request",
     "request_record",
@@ -78,10 +81,39 @@ def read_answer(
     body: Any,
     *,
     results: list[dict[str, Any]] | None = None,
+    trace: StreamTrace | None = None,
 ) -> Reading:
     """``read_turn`` after the classification: the body is an answer (the transport
-    classified it already on a live turn, so it is not asked twice)."""
-    decision = plan.adapter.parse_decision(body)
+    classified it already on a live turn, so it is not asked twice). ``trace``: the
+    stream it came as, whose assembled events are the answer."""
+    return read_decision(plan, built, exchange_decision(plan.adapter, body, trace), results)
+
+
+def read_recorded(
+    plan: AttemptPlan,
+    built: BuiltRequest,
+    response: Mapping[str, Any],
+    *,
+    results: list[dict[str, Any]] | None = None,
+) -> Reading:
+    """A recorded response (its status set) read again with the current code: a
+    transport failure, or its decision judged; a streamed one from its recorded events
+    (``rejudge``). Raises ValueError for a body that cannot be what was recorded."""
+    err, decision = recorded_answer(plan.adapter, dict(response))
+    if err is not None:
+        status = response.get("status")
+        return Reading(error={"code": err.code, "message": err.message, "status": status})
+    assert decision is not None
+    return read_decision(plan, built, decision, results)
+
+
+def read_decision(
+    plan: AttemptPlan,
+    built: BuiltRequest,
+    decision: ModelDecision,
+    results: list[dict[str, Any]] | None = None,
+) -> Reading:
+    """A parsed decision read: strict nulls as absent, then judged (see ``read_turn``)."""
     if built.nullable:  # strict mode: a null there means absent
         decision = nulls_as_absent(decision, built.nullable)
     if results is not None:

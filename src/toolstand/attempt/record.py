@@ -53,6 +53,7 @@ def record(state: AttemptState) -> AttemptRecord:
     """The attempt's JSONL record (docs/records.md)."""
     assert state.first is not None
     first = state.first
+    trace = first.exchange.stream
     spec = state.target.spec
     judgement = state.judgement
     if judgement is not None and state.second_judgement is not None:
@@ -92,6 +93,11 @@ def record(state: AttemptState) -> AttemptRecord:
         "request": sanitize_request(first.built.http),
         "response": first.exchange.response_record(),
         "second_turn": _second_record(state),
+        # the stream arm; turn 1's status line, first output and first call, in ms
+        "stream": state.plan.stream,
+        "ttfb_ms": first.exchange.ttfb_ms,
+        "first_token_ms": trace.first_token_ms if trace is not None else None,
+        "first_call_ms": trace.first_call_ms if trace is not None else None,
     }
     rec.update(repair_fields(state))  # type: ignore[typeddict-item]  # only its 3 keys
     if state.first_turn_shared:

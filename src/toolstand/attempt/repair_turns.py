@@ -23,7 +23,7 @@ import httpx
 from toolstand.adapters.base import Adapter, BuiltRequest, ToolResult
 from toolstand.attempt.feedback import decision_needs_repair, repair_results
 from toolstand.attempt.plan import AttemptPlan, AttemptState, RepairTurn
-from toolstand.attempt.reading import Reading, read_turn
+from toolstand.attempt.reading import Reading, read_recorded
 from toolstand.attempt.turns import repair_turn
 from toolstand.transport import RetryPolicy, request_hash, sanitize_request
 from toolstand.types import RepairSummary, RepairTurnRecord
@@ -124,7 +124,7 @@ def rejudge_repairs(
     rec: dict[str, Any], plan: AttemptPlan, built: BuiltRequest, first: Reading
 ) -> dict[str, Any]:
     """``repair`` and ``repair_turns`` of a record re-read from their raw bodies by
-    ``read_turn`` (strict mode's nulls read as absent as in turn 1); ``first`` is turn
+    ``read_recorded`` (strict mode's nulls read as absent as in turn 1); ``first`` is turn
     1 re-read. {} for a record without repairs."""
     if plan.feedback is None:
         return {}
@@ -134,7 +134,7 @@ def rejudge_repairs(
         resp = t.get("response") or {}
         status = resp.get("status")
         if status is not None:
-            r = read_turn(plan, built, status, resp.get("headers") or {}, resp.get("body"))
+            r = read_recorded(plan, built, resp)
             decision = r.decision.to_dict() if r.decision is not None else None
             t.update(decision=decision, judgement=r.judgement, transport_error=r.error)
             t["valid"] = r.valid

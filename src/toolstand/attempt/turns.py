@@ -11,6 +11,7 @@ from __future__ import annotations
 import httpx
 
 from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, ToolResult
+from toolstand.adapters.streaming import streamed
 from toolstand.attempt.executor import execute
 from toolstand.attempt.plan import AttemptPlan, AttemptState, RepairTurn, Turn
 from toolstand.attempt.reading import Reading, read_answer
@@ -59,7 +60,7 @@ async def send(
         return Turn(built, ex, None), Reading(error=ex.transport_error_record())
     sent = [r.result for r in results] if results is not None else None
     # the exchange classified the status and body already: an answer is read from here
-    reading = read_answer(state.plan, built, ex.body, results=sent)
+    reading = read_answer(state.plan, built, ex.body, results=sent, trace=ex.stream)
     return Turn(built, ex, reading.decision), reading
 
 
@@ -80,6 +81,7 @@ def continued(turn: Turn, adapter: Adapter, results: list[ToolResult]) -> BuiltR
         turn.built.schema_notes,
         turn.built.api_settings,
         turn.built.nullable,
+        turn.built.stream,  # a streamed attempt streams every turn
     )
 
 
@@ -89,6 +91,8 @@ async def first_turn(
     """Send turn 1 and judge it (and note whether its call needs a repair turn)."""
     target = state.target
     built = first_request(state.plan, system, target.base_url, target.spec.model)
+    if state.plan.stream:
+        built = streamed(state.plan.adapter.api, built)
     if target.spec.simulated:
         built.http.headers[REPETITION_HEADER] = str(state.attempt)
         if state.case.id.isascii():

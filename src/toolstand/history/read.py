@@ -54,8 +54,13 @@ _HEAD_ORDER: tuple[str, ...] = (
     *("elapsed_ms", "retries", "usage", "cost_usd", "transport_error"),
     # with repair turns only (so not required of a head): the arm and its summary
     *("feedback", "repair"),
+    # the stream arm and a streamed turn 1's first output and first call (not required:
+    # histories written before streaming have none)
+    *("stream", "first_token_ms", "first_call_ms"),
 )
-METRIC_KEYS: frozenset[str] = frozenset(_HEAD_ORDER) - {"feedback", "repair"}
+METRIC_KEYS: frozenset[str] = frozenset(_HEAD_ORDER) - {
+    *("feedback", "repair", "stream", "first_token_ms", "first_call_ms")
+}
 # Keys a summary-level record must hold (all before the top-level "request").
 SUMMARY_KEYS: frozenset[str] = METRIC_KEYS | {"run_id", "judgement", "second_turn"}
 SECOND_TURN_SUMMARY_KEYS: frozenset[str] = frozenset(("transport_error", "judgement"))
@@ -92,7 +97,8 @@ class HistoryWarning:
         )
 
 
-_JUDGEMENT_ORDER = ("verdict", "metrics", "unsafe", "flags", "errors", "calls")
+# verdict_normalized before errors: the fast readers cut the judgement there
+_JUDGEMENT_ORDER = ("verdict", "metrics", "unsafe", "flags", "verdict_normalized", "errors", "calls")
 _SECOND_ORDER = ("transport_error", "judgement", "elapsed_ms", "retries", "usage")
 _BULKY = ("tool_results", "request", "response", "decision", "repair_turns")
 

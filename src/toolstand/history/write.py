@@ -14,7 +14,7 @@ from toolstand.history.read import in_key_order
 from toolstand.util.problems import LoadError, Problem
 
 # provider, model, api, case_id, mode, attempt, feedback arm (None without repairs)
-AttemptKey = tuple[str, str, str, str, str, int, str | None]
+AttemptKey = tuple[str, str, str, str, str, int, bool, str | None]
 
 
 def attempt_key(rec: dict[str, Any]) -> AttemptKey:
@@ -25,6 +25,7 @@ def attempt_key(rec: dict[str, Any]) -> AttemptKey:
         rec["case_id"],
         rec["mode"],
         int(rec["attempt"]),
+        rec.get("stream") is True,  # the stream arm; records before it were not streamed
         rec.get("feedback"),
     )
 

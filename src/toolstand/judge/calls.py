@@ -50,6 +50,8 @@ class CallInfo:
 def analyse(call: ToolCall, index: int, contract: Contract, offered: set[str]) -> CallInfo:
     spec = contract.tool(call.name)
     info = CallInfo(index, call, spec, call.name in offered)
+    if spec is not None and call.arguments is None and call.raw_arguments == "":
+        _empty_arguments(info, spec)
     if spec is None or call.arguments is None:
         return info
     result = classify(call.arguments, spec.validator)
@@ -64,6 +66,17 @@ def analyse(call: ToolCall, index: int, contract: Contract, offered: set[str]) -
         info.normalized_valid = normalized.repair == "repairable"
         info.normalized_arguments = normalized.repaired
     return info
+
+
+def _empty_arguments(info: CallInfo, spec: ToolSpec) -> None:
+    """``""`` as a call's arguments (a zero-parameter call streamed with nothing, design.md
+    Streaming) stays ``invalid_json``; for a tool with no required parameter it is
+    ``repairable`` to ``{}`` by a declared repair, when ``{}`` passes the schema."""
+    required = spec.parameters.get("required") if isinstance(spec.parameters, dict) else None
+    if not required and spec.validator.is_valid({}):
+        info.repair = "repairable"
+        info.repaired = {}
+        info.repairs = [{"path": "$", "rule": "empty_arguments", "from": "", "to": {}}]
 
 
 def _match_score(info: CallInfo, exp: ExpectedCall) -> int:

@@ -131,8 +131,11 @@ def judge(
     errors += [
         _err("policy_blocked", call_index=i.index, actual=i.call.name) for i in scene.blocked
     ]
+    errors += _stream_errors(decision)
     # nothing was offered in the control: a call there is a parser bug
     flags = ["no_tools_call"] if scene.control and scene.infos else []
+    if any(c.raw_arguments == "" and c.arguments is None for c in decision.calls):
+        flags.append("empty_arguments")
     rows = _call_rows(scene, scores)
     return {
         "verdict": "fail" if errors else "pass",
@@ -143,6 +146,21 @@ def judge(
         "flags": flags,
         "metrics": _metrics(scene, scores),
     }
+
+
+def _stream_errors(decision: ModelDecision) -> list[JudgeError]:
+    """``stream_mismatch``: the streamed deltas disagree with the whole answer the API also
+    sent (design.md, Streaming); both readings are in the error."""
+    return [
+        _err(
+            "stream_mismatch",
+            call_index=m.get("call_index"),
+            expected=m.get("whole"),
+            actual=m.get("deltas"),
+            message=m.get("what"),
+        )
+        for m in decision.stream_mismatch
+    ]
 
 
 def normalized_verdict(errors: list[JudgeError], calls: list[CallRow]) -> Verdict:

@@ -50,7 +50,8 @@ from toolstand.reporting.stats import holm, mcnemar_exact, two_proportion_drop
 from toolstand.util.printable import visible
 
 Counts = tuple[int, int]
-Key = tuple[str, str, str, str | None]  # provider, model, mode, feedback arm
+# provider, model, mode, feedback arm, stream arm (None: a report without streaming)
+Key = tuple[str, str, str, str | None, bool | None]
 PerCase = dict[str, tuple[Counts, int]]  # case -> (counts for a metric, scored attempts)
 MAX_TRANSPORT_ERRORS = 0.2  # the share of a group's attempts; above it the gate fails
 
@@ -72,6 +73,7 @@ class Check:
     model: str
     mode: str
     feedback: str | None  # the repair arm, None for a run without repair turns
+    stream: bool | None  # the stream arm, None for a report without streamed entries
     metric: str
     test: Literal["mcnemar", "two_proportion"]
     baseline: Counts
@@ -403,16 +405,20 @@ def _case_notes(label: str, base: Mapping[str, Any], cur: Mapping[str, Any]) -> 
 
 
 def _key(entry: Mapping[str, Any]) -> Key:
-    fb = entry.get("feedback")
+    fb, stream = entry.get("feedback"), entry.get("stream")
     return (
         *(str(entry.get("provider")), str(entry.get("model")), str(entry.get("mode", "auto"))),
         str(fb) if fb is not None else None,
+        stream if isinstance(stream, bool) else None,  # the arms are compared apart
     )
 
 
 def _label(key: Key) -> str:
     """provider/model/mode, and the feedback arm when there is one."""
-    return "/".join(key[:3]) + (f" feedback {key[3]}" if key[3] is not None else "")
+    label = "/".join(key[:3]) + (f" feedback {key[3]}" if key[3] is not None else "")
+    return label + (
+        {True: " streamed", False: " not streamed"}.get(key[4], "") if key[4] is not None else ""
+    )
 
 
 def _metrics(key: Key) -> tuple[str, ...]:
@@ -514,8 +520,8 @@ def render(result: CompareResult, baseline: str = "baseline", current: str = "cu
         lines += textwrap.wrap("FAIL " + visible(failure), 100, subsequent_indent="      ")
     group: Key | None = None
     for c in result.checks:
-        if (c.provider, c.model, c.mode, c.feedback) != group:
-            group = (c.provider, c.model, c.mode, c.feedback)
+        if (c.provider, c.model, c.mode, c.feedback, c.stream) != group:
+            group = (c.provider, c.model, c.mode, c.feedback, c.stream)
             lines.append(_label(group))
         delta = "" if c.delta is None else f" {c.delta * 100:+.1f} pp"
         lines.append(

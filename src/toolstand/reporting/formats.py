@@ -67,6 +67,10 @@ def group_to_json(g: GroupStats, report: Report) -> dict[str, Any]:
         "per_attempt": g.retries / attempted if attempted else None,
     }
     out["cost"] = g.cost(report.price_for(g))
+    if g.stream or report.streaming:
+        out["stream"] = g.stream
+    if g.stream:
+        out.update(g.stream_times())
     if g.repair is not None:
         out["feedback"] = g.feedback
         out.update(g.repair.to_json(g.metrics()["raw_schema_validity"]))
@@ -332,6 +336,7 @@ def _head(report: Report) -> list[str]:
 def _group_lines(g: GroupStats, report: Report) -> list[str]:
     title = f"{g.provider} / {g.model}{' (simulated)' if g.simulated else ''} · mode {g.mode}"
     title += f" · feedback {g.feedback}" if g.feedback is not None else ""
+    title += " · streamed" if g.stream else (" · not streamed" if report.streaming else "")
     title = visible(title + (f" · api {', '.join(g.apis)}" if g.apis else ""))
     errs = sum(g.transport_errors.values())
     detail = ", ".join(f"{k} {v}" for k, v in sorted(g.transport_errors.items()))
@@ -353,6 +358,13 @@ def _group_lines(g: GroupStats, report: Report) -> list[str]:
         f"  latency p50 {_num(lat['p50'], ' ms')} · p95 {_num(lat['p95'], ' ms')}"
         f" · max {_num(lat['max'], ' ms')} · retries {g.retries} ({per:.2f}/attempt)"
     )
+    if g.stream:
+        st = g.stream_times()
+        tok1, call1 = st["first_token_ms"], st["first_call_ms"]
+        out.append(
+            f"  first token p50 {_num(tok1['p50'], ' ms')} · p95 {_num(tok1['p95'], ' ms')}"
+            f" · first call p50 {_num(call1['p50'], ' ms')} · p95 {_num(call1['p95'], ' ms')}"
+        )
     out.append(
         f"  tokens per attempt: in {_num(tok['input_per_attempt'])}"
         f" · out {_num(tok['output_per_attempt'])}"

@@ -101,12 +101,13 @@ class Collector:
     def _new_slot(self, slot: tuple[Any, ...]) -> tuple[GroupStats, CaseTally]:
         """The group and case of a first-seen (provider, model, mode, case_id, api,
         feedback), whose values the caller has checked."""
-        key = (*slot[:3], slot[5])
+        key = (*slot[:3], slot[5], slot[6])
         g = self.groups.get(key)
         if g is None:
             g = self.groups[key] = GroupStats(str(key[0]), str(key[1]), str(key[2]))
             if isinstance(slot[5], str):  # a feedback arm: reported apart, never mixed
                 g.feedback, g.repair = slot[5], RepairTally(slot[5])
+            g.stream = slot[6]  # the stream arm: reported apart too
         if slot[4] is not None and slot[4] not in g.apis:
             g.apis.append(str(slot[4]))  # one model over two wire APIs: shown, not split
         case_id = str(slot[3])
@@ -213,6 +214,7 @@ class Collector:
         slot = (
             *(get("provider"), get("model"), get("mode"), get("case_id"), get("api")),
             get("feedback"),
+            get("stream") is True,
         )
         try:
             gt = self._slots.get(slot)
@@ -233,6 +235,8 @@ class Collector:
         elapsed = get("elapsed_ms")
         if elapsed is not None:
             g.latencies.append(elapsed)
+        if g.stream:
+            g.add_stream_times(get("first_token_ms"), get("first_call_ms"))
         g.retries += get("retries") or 0
         usage = get("usage")
         if usage:

@@ -163,6 +163,28 @@ class GroupStats:
     # the repair arm (config repair.feedback) and its counts; None for a run without repairs
     feedback: str | None = None
     repair: RepairTally | None = None
+    # the stream arm (config stream); a streamed arm's first output and first call, ms
+    stream: bool = False
+    first_token: array[float] = field(default_factory=lambda: array("d"))
+    first_call: array[float] = field(default_factory=lambda: array("d"))
+
+    def add_stream_times(self, first_token: Any, first_call: Any) -> None:
+        """A streamed attempt's ``first_token_ms`` and ``first_call_ms``, when numbers."""
+        if type(first_token) in (int, float):
+            self.first_token.append(first_token)
+        if type(first_call) in (int, float):
+            self.first_call.append(first_call)
+
+    def stream_times(self) -> dict[str, dict[str, float | None]]:
+        """``first_token_ms`` and ``first_call_ms`` as ``{"p50", "p95"}`` (design.md)."""
+        out = {}
+        for name, values in (
+            ("first_token_ms", self.first_token),
+            ("first_call_ms", self.first_call),
+        ):
+            ordered = sorted(values)
+            out[name] = {"p50": percentile(ordered, 50), "p95": percentile(ordered, 95)}
+        return out
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -272,6 +294,11 @@ class Report:
     failures: list[FailedAttempt]
     warnings: list[HistoryWarning]
     prices: dict[str, Mapping[str, float]]
+
+    @property
+    def streaming(self) -> bool:
+        """A group of the report streamed: every entry then says which arm it is."""
+        return any(g.stream for g in self.groups)
 
     def price_for(self, g: GroupStats) -> Mapping[str, float] | None:
         return self.prices.get(g.model) or self.meta.prices.get((g.provider, g.model))

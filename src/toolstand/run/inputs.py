@@ -69,6 +69,9 @@ def header(inputs: Inputs, run_id: str, *, resumed: bool = False) -> dict[str, A
             "retry": c.retry.model_dump(),
             "timeouts": c.timeouts.model_dump(),
             **({"repair": c.repair.model_dump()} if c.repair is not None else {}),
+            "stream": c.stream,
+            "stream_idle_timeout_s": c.stream_idle_timeout_s,
+            "max_response_bytes": c.max_response_bytes,
             # the simulator's seed, latency and any forced faults: its answers depend on them
             **({"sim": c.sim.model_dump()} if any(r.simulated for r in c.runs) else {}),
         },

@@ -18,7 +18,7 @@ from typing import IO, Any
 from toolstand.attempt.plan import plan_recorded
 from toolstand.attempt.reading import (
     followup_applies,
-    read_turn,
+    read_recorded,
     recorded_request,
     with_turn_errors,
 )
@@ -63,7 +63,7 @@ def _verdict(rec: dict[str, Any]) -> tuple[str | None, list[str]]:
 
 def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[str, Any]:
     """The record with decision, judgement and transport_error recomputed from its raw
-    bodies, each read by ``read_turn`` under the plan the attempt ran with."""
+    bodies, each read by ``read_recorded`` under the plan the attempt ran with."""
     out = dict(rec)
     resp = rec.get("response") or {}
     status = resp.get("status")
@@ -71,7 +71,7 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
         return out
     plan = plan_recorded(rec, case, contract)
     built = recorded_request(plan, rec.get("request"))
-    first = read_turn(plan, built, status, resp.get("headers") or {}, resp.get("body"))
+    first = read_recorded(plan, built, resp)
     if first.error is not None:
         out["transport_error"] = first.error
         out["decision"] = out["judgement"] = None
@@ -86,14 +86,7 @@ def rejudge_record(rec: dict[str, Any], case: Case, contract: Contract) -> dict[
         sresp = second.get("response") or {}
         if sresp.get("status") is not None:
             results = [r.get("result") for r in second.get("tool_results") or []]
-            r2 = read_turn(
-                plan,
-                built,
-                sresp["status"],
-                sresp.get("headers") or {},
-                sresp.get("body"),
-                results=results,
-            )
+            r2 = read_recorded(plan, built, sresp, results=results)
             decision = r2.decision.to_dict() if r2.decision is not None else None
             second.update(decision=decision, judgement=r2.followup, transport_error=r2.error)
             if r2.followup is not None:

@@ -201,12 +201,14 @@ async def _repetition(work: Work, it: Repetition, slot: int) -> list[AttemptReco
             client=clients[slot % len(clients)],
             policy=work.policy,
             arms=it.arms,
+            stream=it.stream,
         )
     except Exception as exc:  # a toolstand bug: say so, keep the run going
         # nothing is written, so --resume retries these attempts later
         work.verdicts["crashed"] += len(it.arms)
         named = [a for a in it.arms if a is not None]
         arm = f" feedback {','.join(named)}" if named else ""
+        arm += " streamed" if it.stream else ""
         where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode}{arm} #{it.attempt}"
         print(
             f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "

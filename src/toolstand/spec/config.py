@@ -47,6 +47,17 @@ from toolstand.util.problems import (
 )
 from toolstand.util.redact import MIN_SECRET_LEN, redact_url, url_secrets
 
+# ``stream``: false (the default), true, or "both": an arm of the matrix per value
+StreamSetting = bool | Literal["both"]
+DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+
+
+def stream_arms(setting: StreamSetting | None) -> list[bool]:
+    """The stream arms a setting asks for: [False], [True], or both, non-streamed first."""
+    if setting == "both":
+        return [False, True]
+    return [bool(setting)]
+
 
 def _default_modes() -> list[Mode]:
     return ["auto"]
@@ -133,6 +144,8 @@ class RunSpec(_Strict):
     # the only proxy a run's requests take: HTTP(S)_PROXY and ALL_PROXY from the
     # environment are ignored (they would send the key to a host no config names)
     proxy: str | None = None
+    # streamed requests for this run (None: the config's top-level ``stream``)
+    stream: StreamSetting | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -206,6 +219,11 @@ class RunSpec(_Strict):
 class Timeouts(_Strict):
     connect_s: float = Field(default=10.0, gt=0)
     read_s: float = Field(default=60.0, gt=0)
+    # the wall-clock deadline of one request (one try): a server that trickles its
+    # answer cannot hold it longer; never past retry.total_budget_s either
+    request_s: float = Field(default=300.0, gt=0)
+    # the wall-clock deadline of a whole headless attempt: every turn, try and wait
+    attempt_s: float = Field(default=900.0, gt=0)
 
 
 class Retry(_Strict):
@@ -305,6 +323,12 @@ class Config(_Strict):
     retry: Retry = Field(default_factory=Retry)
     sim: SimSettings = Field(default_factory=SimSettings)
     repair: Repair | None = None
+    # streamed requests (design.md, Streaming); a run's own ``stream`` overrides it
+    stream: StreamSetting = False
+    # a stream silent longer than this between two reads is stream_interrupted
+    stream_idle_timeout_s: float = Field(default=30.0, gt=0)
+    # the cap on a decoded response body, checked while it is read (response_too_large)
+    max_response_bytes: int = Field(default=DEFAULT_MAX_RESPONSE_BYTES, ge=1024)
     # where the config came from, for resolving relative paths (not in the file)
     folder: Path = Field(default=Path("."), exclude=True)
 
@@ -321,6 +345,10 @@ class Config(_Strict):
     def feedback_arms(self) -> list[FeedbackStyle | None]:
         """One entry per feedback arm; [None] when the config asks for no repair turns."""
         return self.repair.arms if self.repair is not None else [None]
+
+    def stream_arms(self, run: RunSpec) -> list[bool]:
+        """The stream arms of one run: its own ``stream``, else the config's."""
+        return stream_arms(run.stream if run.stream is not None else self.stream)
 
     @field_validator("cases")
     @classmethod
