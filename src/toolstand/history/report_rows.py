@@ -1,0 +1,274 @@
+"""What the report counts of each attempt, kept beside the History index (no Textual).
+
+The report (reporting.metrics) reads an attempt line the way history.read.split_metrics
+cuts it: the top-level keys before ``second_turn`` (the *head*), the second turn's keys
+before ``tool_results``, and the judgement's keys before ``errors``. ReportRows keeps,
+per row of a HistoryIndex, just what those three give the metrics, so that a report over
+a million attempts is a few passes over columns instead of a decode of every line:
+
+* ``kind``: a small id into ``kinds``, one entry per distinct combination of the group
+  key (provider, model, mode, case, api, feedback arm), the simulated flag, the
+  transport code, the per-metric facts of the judgement (verdict, verdict_normalized,
+  metrics with the normalized signature: one JSON string), the repair summary, the
+  second turn's outcome and whether the attempt reported usage;
+* per row, the numbers that vary: latency, cost, retries and tokens (both turns).
+
+A row the columns cannot stand for exactly (a value of an unexpected type, a line out
+of the runner's key order, anything the report warns about) gets kind 0, ODD, and its
+line is listed in ``odd`` with every other line the report must read itself (a torn
+line, a foreign record, an attempt the index skipped): the report reads just those
+lines by offset, with its own code, in file order. So the columns never change a
+result, they only spare the decoding.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+ODD = 0  # kind of a row the report reads from its line (``odd`` names it)
+HEAD_KEYS = frozenset(  # what a head must hold (history.read.METRIC_KEYS)
+    (
+        *("type", "provider", "model", "api", "mode", "case_id", "attempt", "simulated"),
+        *("elapsed_ms", "retries", "usage", "cost_usd", "transport_error"),
+    )
+)
+_U32 = 1 << 32
+
+# (kind key, elapsed, cost, retries, input tokens, output tokens); NaN: no value
+Facts = tuple[tuple[Any, ...], float, float, int, int, int]
+NAN = float("nan")
+
+
+def _num(x: Any) -> bool:
+    return x is None or (type(x) in (int, float))
+
+
+def _count(x: Any) -> bool:
+    return x is None or (type(x) is int and 0 <= x < _U32)
+
+
+def split_record(rec: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any] | None:
+    """(head, second turn's small keys or None, judgement's keys before errors or None)
+    of a decoded attempt whose line split_metrics would split the same way, else None.
+    ``rec`` must hold the line's keys in the line's order (orjson keeps it)."""
+    keys = list(rec)
+    try:
+        q = keys.index("second_turn")
+    except ValueError:
+        return None
+    if q + 1 >= len(keys) or keys[q + 1] != "judgement":
+        return None
+    head = {k: rec[k] for k in keys[:q]}
+    if head.get("type") != "attempt" or not head.keys() >= HEAD_KEYS:
+        return None
+    run_id = rec.get("run_id")
+    if type(run_id) is not str or ("run_id" not in head and keys.index("run_id") < q):
+        return None
+    st = rec["second_turn"]
+    small = None
+    if st is not None:
+        if not isinstance(st, dict):
+            return None
+        skeys = list(st)
+        if "tool_results" not in skeys:
+            return None
+        small = {k: st[k] for k in skeys[: skeys.index("tool_results")]}
+        if "transport_error" not in small or "judgement" not in small:
+            return None
+    j = rec["judgement"]
+    cut = None
+    if j is not None:
+        if not isinstance(j, dict):
+            return None
+        jkeys = list(j)
+        if not jkeys or jkeys[0] != "verdict" or "errors" not in jkeys:
+            return None
+        cut = {k: j[k] for k in jkeys[: jkeys.index("errors")]}
+        if not isinstance(cut.get("metrics"), dict):
+            return None
+        failed = cut["verdict"] == "fail" or (small and small.get("transport_error"))
+        if failed and not isinstance(j["errors"], list):
+            return None  # the error table would skip it: let the report say so
+    return head, small, cut
+
+
+def judgement_facts(cut: Mapping[str, Any]) -> str | None:
+    """The judgement's per-metric facts as one JSON string (None: not countable here)."""
+    if cut.get("verdict") not in ("pass", "fail") or not isinstance(cut.get("metrics"), dict):
+        return None
+    keep = {k: cut[k] for k in ("verdict", "verdict_normalized", "metrics") if k in cut}
+    try:
+        return orjson.dumps(keep).decode()
+    except TypeError:
+        return None
+
+
+def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) -> Facts | None:
+    """The row's facts from its head, its second turn's small keys and its judgement's
+    facts (``judged``: the judgement was not null); None when only the line will do."""
+    get = head.get
+    number = get("attempt")
+    if type(number) is not int or number < 1:
+        return None
+    slot = (get("provider"), get("model"), get("mode"), get("case_id"), get("api"))
+    if any(type(v) is not str for v in slot[:4]) or not (slot[4] is None or type(slot[4]) is str):
+        return None
+    feedback = get("feedback")
+    if not (feedback is None or type(feedback) is str):
+        return None
+    te = get("transport_error")
+    te_code = None
+    if te is not None:
+        if type(te) is not dict or type(te.get("code")) is not str:
+            return None
+        te_code = te["code"]
+    elif jfacts is None:
+        return None  # not judged, or judged in a way the report reads from the line
+    elapsed, cost, retries = get("elapsed_ms"), get("cost_usd"), get("retries")
+    if not (_num(elapsed) and _num(cost) and _count(retries)):
+        return None
+    usage = get("usage")
+    tin = tout = None
+    if usage:
+        if type(usage) is not dict:
+            return None
+        tin, tout = usage.get("input_tokens"), usage.get("output_tokens")
+        if not (_count(tin) and _count(tout)):
+            return None
+    retries, tin_all, tout_all = retries or 0, tin or 0, tout or 0
+    second = None
+    if st:
+        sret, su, ste, sj = (
+            st.get(k) for k in ("retries", "usage", "transport_error", "judgement")
+        )
+        if not _count(sret) or not (sj is None or type(sj) is dict):
+            return None
+        if ste and (type(ste) is not dict):
+            return None
+        retries += sret or 0
+        if su:
+            if type(su) is not dict:
+                return None
+            sin, sout = su.get("input_tokens"), su.get("output_tokens")
+            if not (_count(sin) and _count(sout)):
+                return None
+            tin_all += sin or 0
+            tout_all += sout or 0
+        second = (str(ste.get("code")) if ste else None, bool((sj or {}).get("passed")))
+    repair = None
+    summary = get("repair")
+    if feedback is not None and type(summary) is dict:
+        repair = _repair(summary)
+        if repair is False:
+            return None
+    if max(retries, tin_all, tout_all) >= _U32:
+        return None
+    key = (
+        *slot,
+        feedback,
+        bool(get("simulated")),
+        te_code,
+        None if te is not None else jfacts,
+        repair,
+        second,
+        tin is not None or tout is not None,
+        judged,
+    )
+    return (
+        key,
+        NAN if elapsed is None else float(elapsed),
+        NAN if cost is None else float(cost),
+        retries,
+        tin_all,
+        tout_all,
+    )
+
+
+def _repair(summary: Mapping[str, Any]) -> tuple[Any, ...] | bool | None:
+    """What RepairTally.add reads of a repair summary; False: a value it would read
+    differently from a plain JSON count."""
+    if not summary.get("needed"):
+        return None
+    te = summary.get("transport_error")
+    if te:
+        return (True, str(te), 0, 0, False, None) if isinstance(te, str) else False
+    tin, tout, k = (summary.get(x) for x in ("input_tokens", "output_tokens", "passed_after"))
+    if not (_count(tin) and _count(tout)) or type(k) is bool:
+        return False
+    k = k if type(k) is int and k >= 1 else None
+    return (True, None, tin or 0, tout or 0, summary.get("valid_after") is not None, k)
+
+
+def record_facts(rec: Mapping[str, Any]) -> Facts | None:
+    """The facts of a decoded attempt record (the writer's, or a line read whole)."""
+    parts = split_record(rec)
+    if parts is None:
+        return None
+    head, st, cut = parts
+    return facts(head, st, None if cut is None else judgement_facts(cut), cut is not None)
+
+
+class ReportRows:
+    """The report's columns of a HistoryIndex, one entry per index row."""
+
+    def __init__(self) -> None:
+        self.kinds: list[tuple[Any, ...] | None] = [None]  # kind 0: ODD
+        self.ids: dict[tuple[Any, ...], int] = {}
+        self.kind = array("I")
+        self.elapsed = array("d")
+        self.cost = array("d")
+        self.retries = array("I")
+        self.tin = array("I")
+        self.tout = array("I")
+        # (line number, offset) of every line the report reads itself, in file order
+        self.odd: list[tuple[int, int]] = []
+
+    def columns(self) -> list[tuple[str, array[Any]]]:
+        return [
+            ("r:kind", self.kind),
+            ("r:elapsed", self.elapsed),
+            ("r:cost", self.cost),
+            ("r:retries", self.retries),
+            ("r:tin", self.tin),
+            ("r:tout", self.tout),
+        ]
+
+    def extend(self, rows: list[Facts | None]) -> None:
+        ids, kinds = self.ids, self.kinds
+        codes = []
+        for f in rows:
+            if f is None:
+                codes.append(ODD)
+                continue
+            code = ids.get(f[0])
+            if code is None:
+                code = ids[f[0]] = len(kinds)
+                kinds.append(f[0])
+            codes.append(code)
+        self.kind.extend(codes)
+        blank: Facts = ((), NAN, NAN, 0, 0, 0)
+        full = [blank if f is None else f for f in rows]
+        self.elapsed.extend([f[1] for f in full])
+        self.cost.extend([f[2] for f in full])
+        self.retries.extend([f[3] for f in full])
+        self.tin.extend([f[4] for f in full])
+        self.tout.extend([f[5] for f in full])
+
+    def to_head(self, end: int) -> dict[str, Any]:
+        """The tables a sidecar keeps, for the lines before ``end``."""
+        return {"kinds": self.kinds[1:], "odd": [x for x in self.odd if x[1] < end]}
+
+    def fill(self, head: Mapping[str, Any], cols: Mapping[str, Any]) -> None:
+        self.kinds = [None]
+        for k in head["kinds"]:
+            k[9] = None if k[9] is None else tuple(k[9])
+            k[10] = None if k[10] is None else tuple(k[10])
+            self.kinds.append(tuple(k))
+        self.ids = {k: i for i, k in enumerate(self.kinds) if k is not None}
+        self.odd = [(int(n), int(o)) for n, o in head["odd"]]
+        self.kind, self.elapsed, self.cost = cols["r:kind"], cols["r:elapsed"], cols["r:cost"]
+        self.retries, self.tin, self.tout = cols["r:retries"], cols["r:tin"], cols["r:tout"]
