@@ -43,10 +43,6 @@ Facts = tuple[tuple[Any, ...], float, float, int, int, int]
 NAN = float("nan")
 
 
-def _num(x: Any) -> bool:
-    return x is None or (type(x) in (int, float))
-
-
 def _count(x: Any) -> bool:
     return x is None or (type(x) is int and 0 <= x < _U32)
 
@@ -107,20 +103,31 @@ def judgement_facts(cut: Mapping[str, Any]) -> str | None:
         return None
 
 
+_NUMBER = frozenset((int, float, type(None)))
+
+
 def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) -> Facts | None:
     """The row's facts from its head, its second turn's small keys and its judgement's
-    facts (``judged``: the judgement was not null); None when only the line will do."""
+    facts (``judged``: the judgement was not null); None when only the line will do.
+    (The writer's hot path: one lookup per field, checks inline.)"""
     get = head.get
-    number = get("attempt")
-    if type(number) is not int or number < 1:
+    number, provider, model, mode, case_id, api, feedback, te, elapsed, cost, retries = map(
+        get, _FIELDS
+    )
+    if (
+        type(number) is not int
+        or number < 1
+        or type(provider) is not str
+        or type(model) is not str
+        or type(mode) is not str
+        or type(case_id) is not str
+        or not (api is None or type(api) is str)
+        or not (feedback is None or type(feedback) is str)
+        or type(elapsed) not in _NUMBER
+        or type(cost) not in _NUMBER
+        or not (retries is None or (type(retries) is int and 0 <= retries < _U32))
+    ):
         return None
-    slot = (get("provider"), get("model"), get("mode"), get("case_id"), get("api"))
-    if any(type(v) is not str for v in slot[:4]) or not (slot[4] is None or type(slot[4]) is str):
-        return None
-    feedback = get("feedback")
-    if not (feedback is None or type(feedback) is str):
-        return None
-    te = get("transport_error")
     te_code = None
     if te is not None:
         if type(te) is not dict or type(te.get("code")) is not str:
@@ -128,9 +135,6 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
         te_code = te["code"]
     elif jfacts is None:
         return None  # not judged, or judged in a way the report reads from the line
-    elapsed, cost, retries = get("elapsed_ms"), get("cost_usd"), get("retries")
-    if not (_num(elapsed) and _num(cost) and _count(retries)):
-        return None
     usage = get("usage")
     tin = tout = None
     if usage:
@@ -142,34 +146,24 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
     retries, tin_all, tout_all = retries or 0, tin or 0, tout or 0
     second = None
     if st:
-        sret, su, ste, sj = (
-            st.get(k) for k in ("retries", "usage", "transport_error", "judgement")
-        )
-        if not _count(sret) or not (sj is None or type(sj) is dict):
+        second = _second(st)
+        if second is None:
             return None
-        if ste and (type(ste) is not dict):
-            return None
-        retries += sret or 0
-        if su:
-            if type(su) is not dict:
-                return None
-            sin, sout = su.get("input_tokens"), su.get("output_tokens")
-            if not (_count(sin) and _count(sout)):
-                return None
-            tin_all += sin or 0
-            tout_all += sout or 0
-        second = (str(ste.get("code")) if ste else None, bool((sj or {}).get("passed")))
+        second, (sret, sin, sout) = second
+        retries += sret
+        tin_all += sin
+        tout_all += sout
     repair = None
-    summary = get("repair")
-    if feedback is not None and type(summary) is dict:
-        repair = _repair(summary)
-        if repair is False:
-            return None
-    if max(retries, tin_all, tout_all) >= _U32:
+    if feedback is not None:
+        summary = get("repair")
+        if type(summary) is dict:
+            repair = _repair(summary)
+            if repair is False:
+                return None
+    if retries >= _U32 or tin_all >= _U32 or tout_all >= _U32:
         return None
     key = (
-        *slot,
-        feedback,
+        *(provider, model, mode, case_id, api, feedback),
         bool(get("simulated")),
         te_code,
         None if te is not None else jfacts,
@@ -188,6 +182,29 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
     )
 
 
+_FIELDS = ("attempt", "provider", "model", "mode", "case_id", "api", "feedback")
+_FIELDS += ("transport_error", "elapsed_ms", "cost_usd", "retries")
+
+
+def _second(st: Mapping[str, Any]) -> tuple[tuple[Any, bool], tuple[int, int, int]] | None:
+    """A second turn's outcome (transport code, passed) and its (retries, input tokens,
+    output tokens), or None for a value the report would read otherwise."""
+    sret, su, ste, sj = (st.get(k) for k in ("retries", "usage", "transport_error", "judgement"))
+    if not _count(sret) or not (sj is None or type(sj) is dict):
+        return None
+    if ste and (type(ste) is not dict):
+        return None
+    sin = sout = 0
+    if su:
+        if type(su) is not dict:
+            return None
+        sin, sout = su.get("input_tokens"), su.get("output_tokens")
+        if not (_count(sin) and _count(sout)):
+            return None
+    outcome = (str(ste.get("code")) if ste else None, bool((sj or {}).get("passed")))
+    return outcome, (sret or 0, sin or 0, sout or 0)
+
+
 def _repair(summary: Mapping[str, Any]) -> tuple[Any, ...] | bool | None:
     """What RepairTally.add reads of a repair summary; False: a value it would read
     differently from a plain JSON count."""
@@ -203,8 +220,116 @@ def _repair(summary: Mapping[str, Any]) -> tuple[Any, ...] | bool | None:
     return (True, None, tin or 0, tout or 0, summary.get("valid_after") is not None, k)
 
 
+# Key orders already checked (a writer repeats one): bounded, like read._good_heads
+_LAYOUTS: dict[tuple[str, ...], bool] = {}
+_TURN_LAYOUTS: dict[tuple[str, ...], bool] = {}
+_CUT_LAYOUTS: dict[tuple[str, ...], bool] = {}
+_JFACTS: dict[tuple[Any, ...], str | None] = {}
+_LIMIT = 256
+
+
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> Any:
+    if len(cache) >= _LIMIT:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
+def _layout_ok(keys: tuple[str, ...]) -> bool:
+    """Whether a record with these top-level keys is its own head: the runner's order
+    (split_record's), with feedback and repair (when there) before second_turn."""
+    if "second_turn" not in keys or "run_id" not in keys:
+        return False
+    q = keys.index("second_turn")
+    head = set(keys[:q])
+    return (
+        q + 1 < len(keys)
+        and keys[q + 1] == "judgement"
+        and head >= HEAD_KEYS
+        and all(k in head for k in ("feedback", "repair") if k in keys)
+        and ("run_id" in head or keys.index("run_id") > q)
+    )
+
+
 def record_facts(rec: Mapping[str, Any]) -> Facts | None:
-    """The facts of a decoded attempt record (the writer's, or a line read whole)."""
+    """The facts of a decoded attempt record (the writer's, or a line read whole): what
+    split_record and facts give, with the key-order checks remembered per order."""
+    keys = tuple(rec)
+    ok = _LAYOUTS.get(keys)
+    if ok is None:
+        ok = _remember(_LAYOUTS, keys, _layout_ok(keys))
+    if not ok:
+        return _careful(rec)
+    if rec["type"] != "attempt" or type(rec["run_id"]) is not str:
+        return None
+    st, j = rec["second_turn"], rec["judgement"]
+    if st is not None:
+        if type(st) is not dict:
+            return None
+        skeys = tuple(st)
+        sok = _TURN_LAYOUTS.get(skeys)
+        if sok is None:
+            sok = _remember(_TURN_LAYOUTS, skeys, _turn_ok(skeys))
+        if not sok:
+            return _careful(rec)
+    jfacts = None
+    if j is not None:
+        if type(j) is not dict:
+            return None
+        jkeys = tuple(j)
+        cut_vn = _CUT_LAYOUTS.get(jkeys)
+        if cut_vn is None:
+            cut_vn = _remember(_CUT_LAYOUTS, jkeys, _cut_ok(jkeys))
+        if not cut_vn:
+            return _careful(rec)
+        m = j["metrics"]
+        if type(m) is not dict:
+            return None
+        failed = j["verdict"] == "fail" or (st and st.get("transport_error"))
+        if failed and not isinstance(j["errors"], list):
+            return None
+        vn = j.get("verdict_normalized", _NO) if cut_vn == 2 else _NO
+        try:
+            # types too: 1, 1.0 and true are equal keys, and distinct JSON
+            jkey = (j["verdict"], vn, *m.items(), *map(type, m.values()))
+            jfacts = _JFACTS.get(jkey)
+            if jfacts is None:
+                jfacts = _remember(_JFACTS, jkey, _judgement_of(rec))
+        except TypeError:  # a list in the metrics: not hashable
+            jfacts = _judgement_of(rec)
+    return facts(rec, st, jfacts, j is not None)
+
+
+_NO = "\x00"  # no verdict_normalized before errors
+
+
+def _turn_ok(skeys: tuple[str, ...]) -> bool:
+    """Whether a second turn's keys before tool_results hold all that facts() reads."""
+    if "tool_results" not in skeys:
+        return False
+    small = set(skeys[: skeys.index("tool_results")])
+    if not {"transport_error", "judgement"} <= small:
+        return False
+    return all(k in small for k in ("retries", "usage") if k in skeys)
+
+
+def _cut_ok(jkeys: tuple[str, ...]) -> int:
+    """0: a judgement the report reads from its line; 1: its cut before errors holds the
+    facts; 2: and verdict_normalized is in the cut too."""
+    if not jkeys or jkeys[0] != "verdict" or "errors" not in jkeys:
+        return 0
+    cut = jkeys[: jkeys.index("errors")]
+    if "metrics" not in cut:
+        return 0
+    return 2 if "verdict_normalized" in cut else 1
+
+
+def _judgement_of(rec: Mapping[str, Any]) -> str | None:
+    parts = split_record(rec)
+    return None if parts is None or parts[2] is None else judgement_facts(parts[2])
+
+
+def _careful(rec: Mapping[str, Any]) -> Facts | None:
     parts = split_record(rec)
     if parts is None:
         return None
