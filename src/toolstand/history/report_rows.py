@@ -146,10 +146,10 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
     retries, tin_all, tout_all = retries or 0, tin or 0, tout or 0
     second = None
     if st:
-        second = _second(st)
-        if second is None:
+        turn = _second(st)
+        if turn is None:
             return None
-        second, (sret, sin, sout) = second
+        second, (sret, sin, sout) = turn
         retries += sret
         tin_all += sin
         tout_all += sout
@@ -182,8 +182,8 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
     )
 
 
-_FIELDS = ("attempt", "provider", "model", "mode", "case_id", "api", "feedback")
-_FIELDS += ("transport_error", "elapsed_ms", "cost_usd", "retries")
+_FIELDS: tuple[str, ...] = ("attempt", "provider", "model", "mode", "case_id", "api")
+_FIELDS += ("feedback", "transport_error", "elapsed_ms", "cost_usd", "retries")
 
 
 def _second(st: Mapping[str, Any]) -> tuple[tuple[Any, bool], tuple[int, int, int]] | None:
@@ -194,7 +194,8 @@ def _second(st: Mapping[str, Any]) -> tuple[tuple[Any, bool], tuple[int, int, in
         return None
     if ste and (type(ste) is not dict):
         return None
-    sin = sout = 0
+    sin: Any = 0
+    sout: Any = 0
     if su:
         if type(su) is not dict:
             return None
