@@ -266,18 +266,22 @@ print(json.dumps({"reopen_s": time.perf_counter() - t0, "from_sidecar": ok, "row
 REPORT_CHILD = (
     PEAK
     + r"""
+from toolstand.reporting.formats import dumps_json
 from toolstand.reporting.metrics import compute_files
+index = {"lines": False, "index": True}[sys.argv[2]]
 t0 = time.perf_counter()
-rep = compute_files([sys.argv[1]])
-print(json.dumps({"report_s": time.perf_counter() - t0, "groups": len(rep.groups),
-                  "rss_mb": peak_mb()}))
+rep = compute_files([sys.argv[1]], index=index)
+took = time.perf_counter() - t0
+with open(sys.argv[3], "wb") as fh:
+    fh.write(dumps_json(rep))
+print(json.dumps({"report_s": took, "groups": len(rep.groups), "rss_mb": peak_mb()}))
 """
 )
 
 
-def child(code: str, path: Path) -> dict[str, Any]:
+def child(code: str, path: Path, *args: str) -> dict[str, Any]:
     out = subprocess.run(
-        [sys.executable, "-c", code, str(path)],
+        [sys.executable, "-c", code, str(path), *args],
         cwd=ROOT,
         check=True,
         capture_output=True,
@@ -285,6 +289,46 @@ def child(code: str, path: Path) -> dict[str, Any]:
     )
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
+
+
+def report_cli(path: Path, out: Path) -> float:
+    """Wall seconds of `toolstand report PATH --json`, start to exit; its JSON to out."""
+    t0 = time.perf_counter()
+    with open(out, "wb") as fh:
+        subprocess.run([sys.executable, "-m", "toolstand", "report", str(path), "--json"],
+                       cwd=ROOT, check=True, stdout=fh, stderr=subprocess.DEVNULL)  # fmt: skip
+    return time.perf_counter() - t0
+
+
+def report_rows(path: Path, out: Path) -> list[tuple[str, str, str]]:
+    """The report three ways, beside a full-orjson pass measured in the same run: the
+    CLI with the sidecar valid, the same computed line by line (the old path), and cold
+    (the sidecar set aside: the file is indexed once and the sidecar saved)."""
+    from toolstand.history.sidecar import sidecar_path
+
+    kept = sidecar_path(path)
+    full = full_orjson(path)
+    cli = min(report_cli(path, out / "report_sidecar.json") for _ in range(3))
+    inproc = child(REPORT_CHILD, path, "index", str(out / "report_inproc.json"))
+    lines = child(REPORT_CHILD, path, "lines", str(out / "report_lines.json"))
+    aside = kept.with_suffix(".kept")
+    kept.rename(aside)
+    try:
+        cold = child(REPORT_CHILD, path, "index", str(out / "report_cold.json"))
+    finally:
+        aside.replace(kept)
+    same = {
+        name: (out / f"report_{name}.json").read_bytes() == (out / "report_lines.json").read_bytes()
+        for name in ("sidecar", "inproc", "cold")
+    }
+    return [
+        ("plain full-orjson pass", f"{full:.2f} s", ""),
+        ("`toolstand report --json`, sidecar valid (process, best of 3)", f"{cli:.2f} s  {cli / full:.3f}x full orjson", "< 2 s, <= 0.1x"),
+        ("  compute_files from the columns (in process)", f"{inproc['report_s']:.2f} s  {inproc['report_s'] / full:.3f}x  (peak RSS {inproc['rss_mb']:.0f} MB)", ""),
+        ("report line by line (the old path)", f"{lines['report_s']:.2f} s  {lines['report_s'] / full:.2f}x  (peak RSS {lines['rss_mb']:.0f} MB)", "< 1x"),
+        ("report cold (index once, save the sidecar)", f"{cold['report_s']:.2f} s  {cold['report_s'] / full:.2f}x  (peak RSS {cold['rss_mb']:.0f} MB)", ""),
+        ("  same JSON as line by line: sidecar / in process / cold", " / ".join(str(same[k]) for k in ("sidecar", "inproc", "cold")), "True"),
+    ]  # fmt: skip
 
 
 async def first_paint(path: Path) -> dict[str, float]:
@@ -324,10 +368,18 @@ async def first_paint(path: Path) -> dict[str, float]:
             "rows_at_paint": rows_then}  # fmt: skip
 
 
+def print_rows(rows: list[tuple[str, str, str]]) -> None:
+    width = max(len(r[0]) for r in rows)
+    for name, value, target in rows:
+        print(f"{name:<{width}}  {value:<34} {target}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--attempts", type=int, default=1_000_000)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    ap.add_argument("--only", choices=["report"], help="report: the raw read, the cold "
+                    "index and the report rows only (no TUI, no killed run)")  # fmt: skip
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     free_gb = shutil.disk_usage(args.out).free / 1e9
@@ -336,10 +388,10 @@ def main() -> None:
         print(f"only {free_gb:.1f} GB free: using 300,000 attempts")
         n = 300_000
     path = args.out / f"history_{n}.jsonl"
-    from toolstand.history.sidecar import sidecar_path
+    from toolstand.history.sidecar import sidecar_path, stored_rows
 
     kept = sidecar_path(path)
-    if not (path.exists() and kept.exists()):
+    if not (path.exists() and kept.exists() and stored_rows(path)):  # an older sidecar: anew
         path.unlink(missing_ok=True)
         t0 = time.perf_counter()
         generate(path, n)
@@ -351,6 +403,22 @@ def main() -> None:
 
     raw_read(path)  # warm the page cache: every pass below reads from memory
     raw = min(raw_read(path) for _ in range(3))
+    if args.only == "report":
+        aside = kept.with_suffix(".kept")
+        kept.rename(aside)
+        try:
+            ix = child(CHILD, path)
+        finally:
+            aside.replace(kept)
+        rows = [
+            ("raw read of the file (best of 3)", f"{raw:.2f} s  {size / raw / 1e9:.2f} GB/s", ""),
+            ("index, cold (offsets + summary + report columns)", f"{ix['index_s']:.2f} s  {ix['rows'] / ix['index_s']:,.0f} rows/s", ""),
+            ("  index rate / raw read rate", f"{raw / ix['index_s']:.3f}x", ">= 0.1x"),
+            *report_rows(path, args.out),
+        ]  # fmt: skip
+        print_rows(rows)
+        print(f"load average at the end: {os.getloadavg()}")
+        return
     # 1. as toolstand wrote it: the sidecar the writer kept is there
     warm = asyncio.run(first_paint(path))
     reopen = child(REOPEN_CHILD, path)
@@ -362,8 +430,7 @@ def main() -> None:
         ix = child(CHILD, path)  # indexes, filters, then saves a sidecar of its own
     finally:
         aside.replace(kept)
-    rep = child(REPORT_CHILD, path)
-    full = full_orjson(path)
+    report = report_rows(path, args.out)
     floor = min(line_ends_only(path) for _ in range(2))
     from toolstand.history.keep import SAVE_EVERY
 
@@ -401,13 +468,9 @@ def main() -> None:
         ("combined filter (5 facets + text)", f"{ix['filter_s'] * 1000:.0f} ms  ({ix['matched']:,} rows)", "< 1 s"),
         ("  counts over all rows, no filter", f"{ix['all_s'] * 1000:.0f} ms", ""),
         ("peak RSS, cold index + filters (child)", f"{ix['rss_mb']:.0f} MB", "< 400 MB"),
-        ("report (metrics.compute_files)", f"{rep['report_s']:.2f} s  (peak RSS {rep['rss_mb']:.0f} MB)", ""),
-        ("plain full-orjson pass", f"{full:.2f} s", ""),
-        ("  report time / full orjson time", f"{rep['report_s'] / full:.2f}x", "< 1x"),
+        *report,
     ]  # fmt: skip
-    width = max(len(r[0]) for r in rows)
-    for name, value, target in rows:
-        print(f"{name:<{width}}  {value:<34} {target}")
+    print_rows(rows)
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"(this process, with the headless app: peak RSS {own:.0f} MB)")
 

@@ -34,14 +34,16 @@ from toolstand.history.read import (
     decode_summary,
     in_key_order,
     iter_records,
+    read_line,
     read_record,
     scan,
     scan_with,
     split_metrics,
     unique_paths,
 )
+from toolstand.history.report_rows import ODD, ReportRows
 from toolstand.history.shape import VERDICTS, error_code, flat_row
-from toolstand.history.sidecar import FOLDER, sidecar_path
+from toolstand.history.sidecar import FOLDER, MIN_ROWS, open_indexed, sidecar_path
 from toolstand.history.write import (
     KEPT,
     AttemptKey,
@@ -56,6 +58,8 @@ __all__ = [
     "FACETS",
     "FOLDER",
     "KEPT",
+    "MIN_ROWS",
+    "ODD",
     "SAVE_EVERY",
     "TIME_PRESETS",
     "VERDICTS",
@@ -70,6 +74,7 @@ __all__ = [
     "JsonlWriter",
     "Query",
     "QueryResult",
+    "ReportRows",
     "RunFile",
     "RunMeta",
     "attempt_key",
@@ -85,8 +90,10 @@ __all__ = [
     "iter_records",
     "list_run_files",
     "lock_path",
+    "open_indexed",
     "os_error",
     "outcome_problem",
+    "read_line",
     "read_record",
     "repair_tail",
     "run_query",

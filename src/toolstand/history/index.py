@@ -41,14 +41,27 @@ from toolstand.history.columns import (
     column,
 )
 from toolstand.history.fields import TEXT_FIELDS, attempt_problem, field_problem, outcome_problem
-from toolstand.history.read import HistoryWarning, decode_summary
+from toolstand.history.read import (
+    ERRORS,
+    JUDGEMENT,
+    SECOND,
+    SECOND_NULL,
+    TOOL_RESULTS,
+    HistoryWarning,
+)
+from toolstand.history.report_rows import (
+    HEAD_KEYS,
+    ReportRows,
+    facts,
+    judgement_facts,
+    record_facts,
+    split_record,
+)
 from toolstand.history.shape import (
     ATTEMPT,
     ERROR,
     FAIL,
-    JFAIL,
     JNULL,
-    JPASS,
     PASS,
     UNJUDGED,
     VERDICTS,
@@ -61,8 +74,8 @@ __all__ = ["Facet", "HistoryIndex"]
 
 _CACHE_LIMIT = 1 << 16  # error-list and timestamp caches: bounded, distinct values can be many
 
-
-AFTER_SECOND_TURN = b'},"judgement":{"verdict":'
+ERRORS_LIST = b',"errors":['
+CALLS_AFTER = b'],"calls":'
 
 
 class HistoryIndex:
@@ -91,8 +104,10 @@ class HistoryIndex:
         self.tail: HistoryWarning | None = None  # an unfinished last line, if any
         self.slow_lines = 0
         self.persisted = 0  # rows a sidecar file holds (history.sidecar)
+        self.report = ReportRows()  # what the report counts of each row (report_rows.py)
         self._shape: LineShape | None = None
-        self._chunk_line = 0  # lines read before the chunk being indexed
+        self._heads: set[tuple[str, ...]] = set()  # key sequences of heads already checked
+        self._judgements: dict[bytes, tuple[int, str | None]] = {}
         self._err_cache: dict[bytes, tuple[str, ...]] = {}
         self._minutes = Minutes(tz)
         self._buf = bytearray(1 << 22)
@@ -159,109 +174,163 @@ class HistoryIndex:
     def _chunk(self, length: int) -> int:
         """Index the whole lines in ``_buf[:length]``; the number of attempts added."""
         buf = self._buf
-        shape = self._shape
-        self._chunk_line = self.lines  # the line before the chunk's first
-        # one tuple per attempt: (offset, verdict, error codes, *dicts of the segments
-        # in shape.always); a slowly decoded row repeats its one flat dict instead
+        view = memoryview(buf)
+        # one tuple per attempt: (offset in the chunk, verdict, error codes, summary
+        # dict, report facts, line number)
         rows: list[tuple[Any, ...]] = []
-        added = misses = 0
         find = buf.find
+        fast = self._fast
         pos = 0
-        while pos < length:
-            nl = find(b"\n", pos, length)
-            self.lines += 1
-            row = None
-            if shape is not None and buf.startswith(ATTEMPT, pos):
-                row = self._fast(buf, pos, nl, shape)
-            if row is not None:
-                rows.append(row)
-                misses = 0
-            elif nl - pos > 1:
-                flat = self._slow(bytes(buf[pos:nl]), relearn=shape is None or misses >= 32)
-                if self._shape is not shape:  # learned (or re-learned) from this line
-                    if rows:
-                        added += self._flush(rows, shape)
-                        rows = []
-                    shape = self._shape
-                    misses = 0
-                if flat is not None:
-                    misses += 1
-                    self.slow_lines += 1
-                    width = len(shape.always) if shape is not None else 1
-                    rows.append((pos, flat["_v"], flat["_e"], *([flat] * width)))
-            pos = nl + 1
-        return added + self._flush(rows, shape)
+        try:
+            while pos < length:
+                nl = find(b"\n", pos, length)
+                self.lines += 1
+                row = None
+                if self._shape is not None and buf.startswith(ATTEMPT, pos):
+                    row = fast(buf, view, pos, nl)
+                if row is not None:
+                    rows.append(row)
+                elif nl - pos > 1:
+                    row = self._slow(bytes(buf[pos:nl]), pos)
+                    if row is not None:
+                        rows.append(row)
+                pos = nl + 1
+        finally:
+            view.release()
+        return self._flush(rows)
 
-    def _fast(self, buf: bytearray, pos: int, nl: int, shape: LineShape) -> tuple[Any, ...] | None:
-        """The row tuple of a line in the learned shape, or None."""
-        row: list[Any] = [pos, 0, ()]
-        at = pos
-        jpos = -1
+    def _fast(self, buf: bytearray, view: memoryview, pos: int, nl: int) -> tuple[Any, ...] | None:
+        """The row of a line in the runner's layout (history.read's key order), or None.
+        Decoded in place (a segment is closed with ``}`` for the call, never copied):
+        the head before ``second_turn``, the second turn's small keys when it has one,
+        the judgement before ``errors`` (cached: repetitions repeat it byte for byte),
+        the segment with run_id and started_at, and the error list of a failure."""
         find, loads = buf.find, orjson.loads
-        for start, end, nkeys, judge_here in shape.plan:
-            s = pos if start is None else find(start, at, nl)
-            if s < 0:
+        if buf[nl - 1] != 0x7D:
+            return None  # the report decodes such a line whole: so does the index
+        q = find(SECOND, pos, nl)
+        if q < 0:
+            return None
+        buf[q] = 0x7D
+        try:
+            head = loads(view[pos : q + 1])
+        except orjson.JSONDecodeError:
+            return None
+        finally:
+            buf[q] = 0x2C
+        if type(head) is not dict or (tuple(head) not in self._heads and not self._head_ok(head)):
+            return None
+        st: dict[str, Any] | None = None
+        if buf.startswith(SECOND_NULL, q):
+            v = q + len(SECOND_NULL)
+        else:
+            second = self._second(buf, q, nl)
+            if second is None:
                 return None
-            e = nl - 1 if end is None else find(end, s + 1, nl)
+            st, r = second
+            v = find(JUDGEMENT, r, nl)
+            if v < 0:
+                return None
+            v += len(JUDGEMENT)
+        errors: tuple[str, ...] = ()
+        if buf.startswith(JNULL, v):
+            e, j = v, None
+            te = head["transport_error"]
+            if te is None:
+                return None  # read the careful way, whose check names the fault
+            if type(te) is not dict or type(te.get("code")) is not str:
+                return None
+            verdict, errors = ERROR, (te["code"],)
+        else:
+            e = find(ERRORS, v, nl)
             if e < 0:
                 return None
-            # open and close the segment in place: the line is never copied
-            s0, e0 = buf[s], buf[e]
-            buf[s], buf[e] = 0x7B, 0x7D
-            try:
-                d = loads(memoryview(buf)[s : e + 1])
-            except orjson.JSONDecodeError:
-                return None
-            finally:
-                buf[s], buf[e] = s0, e0
-            if type(d) is not dict or len(d) != nkeys:
-                return None
-            row.append(d)
-            at = e
-            if judge_here:
-                lit = shape.judgement_lit
-                jpos = find(lit, at, nl)
-                if jpos >= 0:
-                    jpos += len(lit)
-                elif shape.judgement_guard is not None:
-                    # the second turn holds a judgement of its own; the attempt's comes
-                    # right after the second turn's object. Inside it, a judgement is
-                    # preceded by a null transport_error, or is itself null.
-                    jpos = find(AFTER_SECOND_TURN, at, nl)
-                    if jpos < 0:
-                        return None
-                    jpos += 2 + len(b'"judgement":')
-                else:
+            blob = bytes(view[v:e])
+            j = self._judgements.get(blob)
+            if j is None:
+                j = self._judgement(blob)
+                if j is None:
                     return None
-        if buf.startswith(JPASS, jpos):
-            row[1] = PASS
-        elif buf.startswith(JFAIL, jpos):
-            errors = self._errors(buf, jpos, nl, shape)
-            if errors is None:
-                return None
-            row[1], row[2] = FAIL, errors
-        elif buf.startswith(JNULL, jpos):
-            te = row[shape.te_at].get("transport_error")
-            if te is None:
-                row[1] = UNJUDGED  # not indexed: _flush warns of it
-            elif type(te) is dict and type(te.get("code")) is str:
-                row[1], row[2] = ERROR, (te["code"],)
+            te = head["transport_error"]
+            if te is not None:
+                if type(te) is not dict or type(te.get("code")) is not str:
+                    return None
+                verdict, errors = ERROR, (te["code"],)
+            elif j[0] == PASS:
+                verdict = PASS
+                if st and st.get("transport_error") and self._errors(buf, e, nl) is None:
+                    return None  # the error table reads this list: it must be one
             else:
-                return None  # the careful way names the fault
-        else:
-            return None
-        return tuple(row)
-
-    def _errors(
-        self, buf: bytearray, jpos: int, nl: int, shape: LineShape
-    ) -> tuple[str, ...] | None:
-        s = buf.find(b'"errors":[', jpos, nl)
+                found = self._errors(buf, e, nl)
+                if found is None:
+                    return None
+                verdict, errors = FAIL, found
+        shape = self._shape
+        assert shape is not None
+        s = find(shape.start, e, nl)
         if s < 0:
             return None
-        e = buf.find(shape.errors_end, s, nl)
-        if e < 0:
+        t = find(shape.end, s + 1, nl)
+        if t < 0:
             return None
-        blob = bytes(buf[s + 9 : e + 1])
+        s0, t0 = buf[s], buf[t]
+        buf[s], buf[t] = 0x7B, 0x7D
+        try:
+            seg = loads(view[s : t + 1])
+        except orjson.JSONDecodeError:
+            return None
+        finally:
+            buf[s], buf[t] = s0, t0
+        if type(seg) is not dict or len(seg) != shape.nkeys or "run_id" not in seg:
+            return None
+        f = facts(head, st, None if j is None else j[1], j is not None)
+        head.update(seg)
+        return (pos, verdict, errors, head, f, self.lines)
+
+    def _head_ok(self, head: dict[str, Any]) -> bool:
+        if head.get("type") != "attempt" or not head.keys() >= HEAD_KEYS:
+            return False
+        if len(self._heads) < 64:
+            self._heads.add(tuple(head))
+        return True
+
+    def _second(self, buf: bytearray, q: int, nl: int) -> tuple[dict[str, Any], int] | None:
+        """A second turn's small keys (those before tool_results) and where they end."""
+        r = buf.find(TOOL_RESULTS, q, nl)
+        if r < 0:
+            return None
+        try:
+            st = orjson.loads(b"{" + buf[q + 1 : r] + b"}}").get("second_turn")
+        except orjson.JSONDecodeError:
+            return None
+        if type(st) is not dict or not st.keys() >= {"transport_error", "judgement"}:
+            return None
+        return st, r
+
+    def _judgement(self, blob: bytes) -> tuple[int, str | None] | None:
+        """(verdict, report facts) of a judgement's bytes before ``errors``."""
+        if not blob.startswith(b'{"verdict":') or b',"metrics":{' not in blob:
+            return None
+        try:
+            cut = orjson.loads(blob + b"}")
+        except orjson.JSONDecodeError:
+            return None
+        if type(cut) is not dict or cut.get("verdict") not in ("pass", "fail"):
+            return None
+        j = (PASS if cut["verdict"] == "pass" else FAIL, judgement_facts(cut))
+        if len(self._judgements) >= _CACHE_LIMIT:
+            self._judgements.clear()
+        self._judgements[blob] = j
+        return j
+
+    def _errors(self, buf: bytearray, e: int, nl: int) -> tuple[str, ...] | None:
+        """The distinct codes of the error list starting at ``e`` (``"errors":[``)."""
+        if not buf.startswith(ERRORS_LIST, e):
+            return None
+        c = buf.find(CALLS_AFTER, e, nl)
+        if c < 0:
+            return None
+        blob = bytes(buf[e + len(ERRORS_LIST) - 1 : c + 1])
         codes = self._err_cache.get(blob)
         if codes is None:
             try:
@@ -276,30 +345,41 @@ class HistoryIndex:
             self._err_cache[blob] = codes
         return codes
 
-    def _slow(self, line: bytes, relearn: bool) -> dict[str, Any] | None:
-        """A line the fast path cannot read: an attempt as a flat dict, else None (a
-        header is kept, anything else becomes a warning). An attempt read with
-        ``relearn`` teaches the index its file's key order."""
+    def _slow(self, line: bytes, pos: int) -> tuple[Any, ...] | None:
+        """A line the fast path cannot read, decoded whole: an attempt's row, else None
+        (a header is kept, anything else becomes a warning). The first attempt read
+        teaches the index its file's layout."""
+        self.slow_lines += 1
         try:
-            rec = orjson.loads(line) if relearn else decode_summary(line)
+            rec = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
+            self._odd(pos)
             self.warnings.append(HistoryWarning(self.path, self.lines, f"malformed line: {exc}"))
             return None
         kind = rec.get("type") if isinstance(rec, dict) else type(rec).__name__
         if kind == "attempt":
             problem = attempt_problem(rec)
             if problem is not None:
+                self._odd(pos)
                 self.warnings.append(
                     HistoryWarning(self.path, self.lines, f"attempt skipped: {problem}")
                 )
                 return None
-            if relearn:
+            if self._shape is None:
                 shape = LineShape(rec)
-                if shape.ok:
+                if shape.ok and split_record(rec) is not None:
                     self._shape = shape
-            return flat_row(rec)
+            flat = flat_row(rec)
+            # a line the report decodes whole (not ending in "}") it reads itself
+            f = record_facts(rec) if line.endswith(b"}") else None
+            return (pos, flat["_v"], flat["_e"], flat, f, self.lines)
+        self._odd(pos)  # a header too: the report reads the run headers itself
         self._other(kind, rec)
         return None
+
+    def _odd(self, pos: int) -> None:
+        """Note a line of the chunk being indexed that the report must read itself."""
+        self.report.odd.append((self.lines, self.end + pos))
 
     def _other(self, kind: Any, rec: Any) -> None:
         """A line that is not an attempt: a run header is kept, anything else warned of."""
@@ -317,41 +397,43 @@ class HistoryIndex:
 
     def add_written(self, lines: Sequence[tuple[int, dict[str, Any]]], end: int) -> int:
         """Index lines that the caller itself just wrote, from the records it still holds
-        (history.keep): ``(offset, row)`` pairs, where a row is ``flat_row(record)`` for
-        an attempt and the record itself for anything else. The lines must be whole and
-        continue the file from ``self.end``, the last one ending at ``end``: nothing is
-        read. The number of attempts added."""
+        (history.keep): ``(offset, row)`` pairs, where a row is ``flat_row(record)`` with
+        ``"_r"`` its report facts (report_rows.record_facts) for an attempt, and the
+        record itself for anything else. The lines must be whole and continue the file
+        from ``self.end``, the last one ending at ``end``: nothing is read. The number of
+        attempts added."""
         rows: list[tuple[Any, ...]] = []
         base = self.end
         for offset, row in lines:
             self.lines += 1
             if "_v" not in row:
+                self.report.odd.append((self.lines, offset))
                 self._other(row.get("type"), row)
                 continue
-            entry = (offset - base, row["_v"], row["_e"], row)
+            entry = (offset - base, row["_v"], row["_e"], row, row.get("_r"), self.lines)
             problem = _row_problem(entry)
             if problem is None:
                 rows.append(entry)
             else:
+                self.report.odd.append((self.lines, offset))
                 self.warnings.append(
                     HistoryWarning(self.path, self.lines, f"attempt skipped: {problem}")
                 )
-        added = self._flush(rows, None)
+        added = self._flush(rows)
         self.end = end
         return added
 
     # --- columns -----------------------------------------------------------------------
 
-    def _flush(self, rows: list[tuple[Any, ...]], shape: LineShape | None) -> int:
+    def _flush(self, rows: list[tuple[Any, ...]]) -> int:
         """Turn a chunk's rows into column entries (C-level maps over the rows)."""
         if not rows:
             return 0
         count = len(rows)
         cols = list(zip(*rows, strict=True))
-        offs = cols[0]
+        offs, dicts = cols[0], cols[3]
 
         def col(key: str) -> list[Any]:
-            dicts = cols[3 + (shape.at_of[key] if shape is not None else 0)]
             try:
                 return list(map(itemgetter(key), dicts))
             except KeyError:  # a line with a key missing: read value by value
@@ -360,9 +442,15 @@ class HistoryIndex:
         text = {key: col(key) for key in TEXT_FIELDS}
         attempts = column("I", col("attempt"), as_uint)
         if not _all_valid(text.values(), attempts, cols[1]):
-            return self._flush(self._valid_rows(rows), shape)
+            return self._flush(self._valid_rows(rows))
         f = self.facets
         times, days = self._times(col("started_at"))
+        base = self.end
+        report = self.report
+        for row in rows:
+            if row[4] is None:  # the report reads this line itself
+                report.odd.append((row[5], base + row[0]))
+        report.extend(list(cols[4]))
         # every column first; ``rows`` last: a reader sees a row only once it is whole
         f["run"].extend(text["run_id"])
         f["provider"].extend(text["provider"])
@@ -376,26 +464,23 @@ class HistoryIndex:
         # the network time of the attempt's turns: the figure the report's p50/p95 use
         self.latency.extend(column("f", col("elapsed_ms"), as_float))
         self.times.extend(times)
-        base = self.end
         self.offsets.extend(base + o for o in offs)
         first = self.rows
-        user_at = shape.at_of.get("user") if shape is not None else 0
-        users = cols[3 + user_at] if user_at is not None else [{}] * count
-        self._users(first, count, users, offs)
+        self._users(first, count, dicts, offs)
         self.rows = first + count
         return count
 
     def _valid_rows(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        """The rows of a chunk (``_buf`` positions) that attempt_problem would pass; each
-        other one becomes a warning naming its line."""
+        """The rows of a chunk that attempt_problem would pass; each other one becomes a
+        warning naming its line (and a line the report reads itself)."""
         keep = []
         for row in rows:
             problem = _row_problem(row)
             if problem is None:
                 keep.append(row)
                 continue
-            line = self._chunk_line + self._buf.count(b"\n", 0, row[0]) + 1
-            self.warnings.append(HistoryWarning(self.path, line, f"attempt skipped: {problem}"))
+            self.report.odd.append((row[5], self.end + row[0]))
+            self.warnings.append(HistoryWarning(self.path, row[5], f"attempt skipped: {problem}"))
         return keep
 
     def _users(
@@ -477,10 +562,8 @@ def _all_valid(text: Iterable[list[Any]], attempts: array[int], verdicts: Sequen
 
 
 def _row_problem(row: tuple[Any, ...]) -> str | None:
-    """attempt_problem's answer for an indexed row: its decoded segments and its verdict."""
-    fields: dict[str, Any] = {}
-    for d in row[3:]:
-        fields.update(d)
+    """attempt_problem's answer for an indexed row: its summary dict and its verdict."""
+    fields = row[3]
     for key in (*TEXT_FIELDS, "attempt"):
         problem = field_problem(fields, key)
         if problem is not None:

@@ -30,6 +30,7 @@ import orjson
 from toolstand.history import sidecar as history_sidecar
 from toolstand.history.index import HistoryIndex
 from toolstand.history.read import in_key_order
+from toolstand.history.report_rows import record_facts
 from toolstand.history.shape import flat_row
 from toolstand.history.write import JsonlWriter
 
@@ -68,6 +69,7 @@ class IndexedWriter(JsonlWriter):
         if record.get("type") == "attempt":
             row = flat_row(record)
             row.setdefault("user", None)  # never look the message up in a buffer
+            row["_r"] = record_facts(record)
             self._since_save += 1
         else:
             row = dict(record)  # a header: rare

@@ -66,12 +66,12 @@ SUMMARY_KEYS: frozenset[str] = METRIC_KEYS | {"run_id", "judgement", "second_tur
 SECOND_TURN_SUMMARY_KEYS: frozenset[str] = frozenset(("transport_error", "judgement"))
 
 _REQUEST = b',"request":'
-_JUDGEMENT = b',"judgement":'
-_ERRORS = b',"errors":'
+JUDGEMENT = b',"judgement":'
+ERRORS = b',"errors":'
 _CALLS = b',"calls":'
-_SECOND = b',"second_turn":'
-_TOOL_RESULTS = b',"tool_results":'
-_SECOND_NULL_JUDGEMENT = b',"second_turn":null,"judgement":'
+SECOND = b',"second_turn":'
+TOOL_RESULTS = b',"tool_results":'
+SECOND_NULL = b',"second_turn":null,"judgement":'
 _RUN_ID = b',"run_id":"'
 _MAX_CUTS = 8  # a model may name an argument "request"; past a few, decode the line whole
 RECORD_TYPES = ("run", "attempt")
@@ -98,7 +98,15 @@ class HistoryWarning:
 
 
 # verdict_normalized before errors: the fast readers cut the judgement there
-_JUDGEMENT_ORDER = ("verdict", "metrics", "unsafe", "flags", "verdict_normalized", "errors", "calls")
+_JUDGEMENT_ORDER = (
+    "verdict",
+    "metrics",
+    "unsafe",
+    "flags",
+    "verdict_normalized",
+    "errors",
+    "calls",
+)
 _SECOND_ORDER = ("transport_error", "judgement", "elapsed_ms", "retries", "usage")
 _BULKY = ("tool_results", "request", "response", "decision", "repair_turns")
 
@@ -198,7 +206,7 @@ def split_metrics(
     need to know it is there). Never raises.
     """
     loads = orjson.loads
-    q = line.find(_SECOND)
+    q = line.find(SECOND)
     if q == -1:
         return None
     try:
@@ -208,10 +216,10 @@ def split_metrics(
     if type(head) is not dict or (tuple(head) not in _good_heads and not _head_ok(head)):
         return None
     st: dict[str, Any] | None = None
-    if line.startswith(_SECOND_NULL_JUDGEMENT, q):
-        v = q + len(_SECOND_NULL_JUDGEMENT)
+    if line.startswith(SECOND_NULL, q):
+        v = q + len(SECOND_NULL)
     else:
-        r = line.find(_TOOL_RESULTS, q)
+        r = line.find(TOOL_RESULTS, q)
         if r == -1:
             return None
         try:
@@ -220,13 +228,13 @@ def split_metrics(
             return None
         if not isinstance(st, dict) or not st.keys() >= SECOND_TURN_SUMMARY_KEYS:
             return None
-        j = line.find(_JUDGEMENT, r)
+        j = line.find(JUDGEMENT, r)
         if j == -1:
             return None
-        v = j + len(_JUDGEMENT)
+        v = j + len(JUDGEMENT)
     if line.startswith(b"null", v):
         return (head, None, st) if _has_run_id(line, v, head, run_id) else None
-    e = line.find(_CALLS if with_errors else _ERRORS, v)
+    e = line.find(_CALLS if with_errors else ERRORS, v)
     if e == -1:
         return None
     jblob = line[v:e] + b"}"
@@ -322,38 +330,50 @@ def scan_with(
         for number, raw in enumerate(fh, 1):
             start = offset
             offset += len(raw)
-            rec: Any
-            if raw.endswith(b"}\n"):
-                try:
-                    rec = decode(raw)
-                except ValueError as exc:
-                    sink.append(HistoryWarning(name, number, f"malformed line skipped: {exc}"))
-                    continue
-            else:
-                text = raw.strip()
-                if not text:
-                    continue
-                try:
-                    rec = orjson.loads(text)
-                except orjson.JSONDecodeError as exc:
-                    torn = not raw.endswith(b"\n")
-                    what = "torn last line (no newline at end)" if torn else "malformed line"
-                    sink.append(HistoryWarning(name, number, f"{what} skipped: {exc}"))
-                    continue
-                if not isinstance(rec, dict):
-                    rec = {"type": type(rec).__name__}
-            if type(rec) is dict:
-                kind = rec.get("type")
-                if kind not in RECORD_TYPES:
-                    sink.append(
-                        HistoryWarning(name, number, f"unknown record type {kind!r} skipped")
-                    )
-                    continue
-                problem = attempt_problem(rec) if kind == "attempt" else None
-                if problem is not None:
-                    sink.append(HistoryWarning(name, number, f"attempt skipped: {problem}"))
-                    continue
-            yield number, start, rec
+            rec = read_line(name, number, raw, decode, sink)
+            if rec is not None:
+                yield number, start, rec
+
+
+def read_line(
+    name: str,
+    number: int,
+    raw: bytes,
+    decode: Callable[[bytes], T],
+    sink: list[HistoryWarning],
+) -> T | dict[str, Any] | None:
+    """scan_with's reading of one raw line (newline included, if it has one): the
+    decoded line, or None for a line it skips (with its warning in ``sink``)."""
+    rec: Any
+    if raw.endswith(b"}\n"):
+        try:
+            rec = decode(raw)
+        except ValueError as exc:
+            sink.append(HistoryWarning(name, number, f"malformed line skipped: {exc}"))
+            return None
+    else:
+        text = raw.strip()
+        if not text:
+            return None
+        try:
+            rec = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            torn = not raw.endswith(b"\n")
+            what = "torn last line (no newline at end)" if torn else "malformed line"
+            sink.append(HistoryWarning(name, number, f"{what} skipped: {exc}"))
+            return None
+        if not isinstance(rec, dict):
+            rec = {"type": type(rec).__name__}
+    if type(rec) is dict:
+        kind = rec.get("type")
+        if kind not in RECORD_TYPES:
+            sink.append(HistoryWarning(name, number, f"unknown record type {kind!r} skipped"))
+            return None
+        problem = attempt_problem(rec) if kind == "attempt" else None
+        if problem is not None:
+            sink.append(HistoryWarning(name, number, f"attempt skipped: {problem}"))
+            return None
+    return rec
 
 
 def scan(

@@ -25,7 +25,8 @@ from toolstand.history.index import Facet, HistoryIndex
 from toolstand.history.read import HistoryWarning
 from toolstand.history.shape import VERDICTS
 
-MAGIC = b"toolstand-history-index 3\n"  # 2: odd attempts skipped; 3: latency = elapsed_ms
+MAGIC = b"toolstand-history-index 4\n"  # 2: odd attempts skipped; 3: latency = elapsed_ms;
+# 4: the report's columns (report_rows.py)
 FOLDER = ".index"
 MIN_ROWS = 20_000  # smaller files index in well under a second: not worth a file
 _PROBE = 1 << 16
@@ -63,7 +64,7 @@ def _columns(ix: HistoryIndex) -> list[tuple[str, Any]]:
         ("errors", ix.errors.codes),
     ]
     cols += [(f"facet:{name}", f.codes) for name, f in ix.facets.items()]
-    return cols
+    return cols + ix.report.columns()
 
 
 def _values(f: Facet) -> list[Any]:
@@ -101,6 +102,7 @@ def save(ix: HistoryIndex) -> Path | None:
             "headers": ix.headers,
             "warnings": [[w.line, w.message] for w in ix.warnings],
             "simulated": sorted(ix.simulated),
+            "report": ix.report.to_head(end),
             "columns": [[name, code, len(data)] for name, (code, data) in cols],
         }
         blob = orjson.dumps(head)
@@ -188,6 +190,23 @@ def _fill(ix: HistoryIndex, head: dict[str, Any], cols: dict[str, Any]) -> None:
     ix.headers = head["headers"]
     ix.warnings = [HistoryWarning(ix.path, n, m) for n, m in head.get("warnings", [])]
     ix.simulated = {(p, m) for p, m in head["simulated"]}
+    ix.report.fill(head["report"], cols)
     ix.lines = int(head["lines"])
     ix.end = int(head["end"])
     ix.rows = int(head["rows"])  # last: the columns are whole
+
+
+def open_indexed(history: str | os.PathLike[str], *, build: bool = True) -> HistoryIndex | None:
+    """The index of a whole history: its sidecar and the lines after it, when the sidecar
+    is valid for the file; else, with ``build``, the file indexed once and the sidecar
+    saved (as the History screen does); else None. Raises OSError when the file
+    cannot be read."""
+    ix = HistoryIndex(history)
+    if not load(ix):
+        if not build:
+            return None
+        ix.update()
+        save(ix)
+        return ix
+    ix.update()
+    return ix

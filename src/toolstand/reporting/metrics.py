@@ -26,11 +26,14 @@ from toolstand.history import (
     RunMeta,
     decode_summary,
     field_problem,
+    open_indexed,
     outcome_problem,
     scan_with,
+    sidecar_path,
     split_metrics,
     unique_paths,
 )
+from toolstand.reporting.columnar import count_indexed
 from toolstand.reporting.repairs import RepairTally
 from toolstand.reporting.tally import (
     LOWER_IS_BETTER,
@@ -42,6 +45,7 @@ from toolstand.reporting.tally import (
     Prices,
     Report,
     outcome_vector,
+    turn2_errors,
 )
 
 __all__ = [
@@ -64,16 +68,6 @@ def _slot_problem(rec: Mapping[str, Any]) -> str | None:
         if problem is not None:
             return problem
     return None
-
-
-def _turn2_errors(j: Mapping[str, Any], st: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """The attempt's errors; second-turn codes taken from second_turn if the runner
-    did not already fold them into the attempt's list."""
-    errors = list(j.get("errors") or [])
-    if st and not any(e.get("turn") == 2 for e in errors):
-        sj = st.get("judgement") or {}
-        errors.extend({**e, "turn": 2} for e in sj.get("errors") or [])
-    return errors
 
 
 _BLOB_CACHE_LIMIT = 1 << 16
@@ -285,7 +279,7 @@ class Collector:
             passed = self._vectors[vid].passed
             if passed and not st_te:
                 return None
-            errors = _turn2_errors(j, st)
+            errors = turn2_errors(j, st)
             self.failures.append(
                 FailedAttempt(*g.key, case_id, number, errors, not passed, None, st_te, g.feedback)
             )
@@ -329,13 +323,22 @@ def compute(
     return c.report([], [], prices)
 
 
+BUILD_BYTES = 32 << 20  # a file this big without a sidecar is indexed (and one saved)
+
+
 def compute_files(
     paths: Iterable[str | os.PathLike[str]],
     *,
     prices: Prices | None = None,
     collect_failures: bool = False,
+    index: bool | None = None,
 ) -> Report:
     """A report straight from JSONL files, decoding only what the metrics need.
+
+    A file's index (history.open_indexed) is used when its sidecar is valid, or, for a
+    file of at least BUILD_BYTES or with a stale sidecar, built once and saved: its report columns then give
+    the counts (reporting.columnar), the same as reading every line would.
+    ``index`` True uses the index for every file, False for none.
 
     Raises OSError when a file cannot be opened; bad lines become warnings.
     """
@@ -345,9 +348,18 @@ def compute_files(
     add, count, decode = c.add, c.count, c.decode_line
     for name in names:
         headers = c.meta.headers
-        for number, _, rec in scan_with(name, decode, warnings):
-            problem = count(*rec) if type(rec) is tuple else add(rec)
-            if problem is not None:
-                warnings.append(HistoryWarning(name, number, f"attempt skipped: {problem}"))
+        ix = None
+        if index is not False:
+            build = (
+                index is True
+                or os.path.getsize(name) >= BUILD_BYTES
+                or sidecar_path(name).exists()  # stale: it had one, it gets one again
+            )
+            ix = open_indexed(name, build=build)
+        if ix is None or not count_indexed(c, ix, name, warnings):
+            for number, _, rec in scan_with(name, decode, warnings):
+                problem = count(*rec) if type(rec) is tuple else add(rec)
+                if problem is not None:
+                    warnings.append(HistoryWarning(name, number, f"attempt skipped: {problem}"))
         c.headerless |= c.meta.headers == headers
     return c.report(names, warnings, prices)

@@ -81,6 +81,16 @@ def outcome_vector(j: Mapping[str, Any]) -> Outcome | None:
     )
 
 
+def turn2_errors(j: Mapping[str, Any], st: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The attempt's errors; second-turn codes taken from second_turn if the runner
+    did not already fold them into the attempt's list."""
+    errors = list(j.get("errors") or [])
+    if st and not any(e.get("turn") == 2 for e in errors):
+        sj = st.get("judgement") or {}
+        errors.extend({**e, "turn": 2} for e in sj.get("errors") or [])
+    return errors
+
+
 def _normalized_pass(j: Mapping[str, Any]) -> bool:
     """verdict_normalized is pass; a record judged before it existed has its verdict."""
     return j.get("verdict_normalized", j.get("verdict")) == "pass"

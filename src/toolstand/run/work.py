@@ -27,7 +27,11 @@ from toolstand.spec.config import Config
 from toolstand.transport import make_client
 from toolstand.types import AttemptRecord
 
-CLIENT_SHARE = 16  # requests in flight per httpx client
+# requests in flight per httpx client: httpcore's pool does work per queued request x
+# connection (and polls each idle connection's socket) on every request it assigns, so
+# many small pools cost less CPU than a few big ones: 4 took a third less CPU per
+# request than 16 at parallelism 64 (bench/bench_runner.py (b)); 1 and 2 no less than 4
+CLIENT_SHARE = 4
 
 
 @dataclass
