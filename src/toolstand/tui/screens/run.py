@@ -33,7 +33,7 @@ from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.run_status import RunStatus
 from toolstand.tui.widgets.step_panel import StepPanel
 from toolstand.tui.widgets.turn_tabs import TurnTabs
-from toolstand.types import MODES, AttemptRecord, Mode
+from toolstand.types import FEEDBACK_STYLES, MODES, AttemptRecord, FeedbackStyle, Mode
 from toolstand.util.printable import visible
 
 # what the panels show: (case id, index of the configured run, mode)
@@ -78,6 +78,7 @@ class RunScreen(ToolstandScreen):
         self._paste_form = PasteForm(None, None)  # the offline judge's fields, kept
         self._case_ids: list[str] = []
         self._worker: Worker[None] | None = None
+        self._style: FeedbackStyle | None = None  # the feedback style picked for this repair
 
     def compose(self) -> ComposeResult:
         targets = self._targets()
@@ -305,7 +306,10 @@ class RunScreen(ToolstandScreen):
 
         session, config = self._live(), self.app.project.config
         assert config is not None
-        await session.repair(state, style_of(state, config), results)
+        # the style sent is the one picked, else the attempt's: the record must say so
+        style = self._style or style_of(state, config)
+        await session.repair(state, style, results)
+        state.repairs[-1].feedback = style  # a later repair turn may be sent in another
         await self._next_step(session, state)
 
     def _open_repair(self, state: AttemptState) -> None:
@@ -314,7 +318,24 @@ class RunScreen(ToolstandScreen):
 
         config, contract = self.app.project.config, self.app.project.contract
         assert config is not None
+        self._style = None
         self.query_one(StepPanel).open(*repair_offer(state, config, contract))
+
+    @on(StepPanel.Picked)
+    def _picked(self, event: StepPanel.Picked) -> None:
+        """Another feedback style loaded into the editor: that style is what is sent."""
+        style = event.name.removeprefix("feedback: ")
+        if self.step_kind != "repair" or self.state is None:
+            return
+        chosen = next((s for s in FEEDBACK_STYLES if s == style), None)
+        if chosen is None:
+            return
+        self._style = chosen
+        n = len(self.state.repairs) + 1
+        self.query_one(StepPanel).border_title = (
+            f"repair {n}: feedback to send ({chosen}) · ctrl+r edit · ctrl+l other styles"
+            " · ctrl+t sends"
+        )
 
     @on(TurnDone)
     def _turn_done(self, event: TurnDone) -> None:
