@@ -26,12 +26,16 @@ if TYPE_CHECKING:
     from toolstand.history import HistoryIndex
 
 
-def promoted_case(rec: dict[str, Any], casefile: CaseFile) -> tuple[dict[str, Any], str]:
-    """A new regression case from an attempt: the case's conversation and expectation
-    under a fresh id, noting where it came from. Also says what was taken from where."""
+def promoted_case(
+    rec: dict[str, Any], casefile: CaseFile, elsewhere: Callable[[str], str | None] | None = None
+) -> tuple[dict[str, Any], str]:
+    """A new regression case from an attempt: the case's conversation, tools and
+    expectation under a fresh id, noting where it came from. Also says what was taken
+    from where. ``elsewhere`` finds the line of a case kept in another file of the config."""
     cid = str(rec.get("case_id"))
     taken = set(casefile.by_id())
-    source = next((ln for ln in casefile.lines if ln.case is not None and ln.case.id == cid), None)
+    line = next((ln for ln in casefile.lines if ln.case is not None and ln.case.id == cid), None)
+    source = line.text if line is not None else elsewhere(cid) if elsewhere else None
     mode = rec.get("mode")
     where = (
         f"regression from {rec.get('provider')}/{rec.get('model')} in mode {mode} "
@@ -42,7 +46,7 @@ def promoted_case(rec: dict[str, Any], casefile: CaseFile) -> tuple[dict[str, An
         data: dict[str, Any] = {"id": "", "user": rec.get("user") or "", "expect": {"kind": "text"}}
         said = f"case {cid} is not in {casefile.path}: expectation left for you to fill in"
     else:
-        data = copy.deepcopy(orjson.loads(source.text))
+        data = copy.deepcopy(orjson.loads(source))
         said = f"expectation copied from {cid}"
         if isinstance(rec.get("user"), str) and "user" in data and rec["user"] != data["user"]:
             data["user"] = rec["user"]  # the message as it was sent then
@@ -91,7 +95,8 @@ class AttemptActions(ToolstandScreen):
         self.load_record(row, self._promote)
 
     def _promote(self, rec: dict[str, Any]) -> None:
-        data, said = promoted_case(rec, self.app.project.casefile)
+        project = self.app.project
+        data, said = promoted_case(rec, project.casefile, project.case_text)
         self.app.run_worker(self._open_in_cases(data, said), exclusive=True, group="promote")
 
     async def _open_in_cases(self, data: dict[str, Any], said: str) -> None:
