@@ -19,8 +19,11 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.color import Color, ColorParseError
+from textual.containers import ScrollableContainer
 from textual.message import Message
-from textual.widgets import HelpPanel
+from textual.scroll_view import ScrollView
+from textual.widget import Widget
+from textual.widgets import HelpPanel, Input
 
 from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.model.project import Project, load_project
@@ -48,6 +51,20 @@ def _jump_bindings() -> list[BindingType]:
         )
         out.append(Binding(e.digit, f"mode('{e.mode}')", show=False, id=f"app.{e.mode}.digit"))
     return out
+
+
+def pane_of(focused: Widget) -> Widget | None:
+    """What F11 fills the screen with: the pane around ``focused`` (its border and title
+    too), else the scrolling widget itself; never a one-line field (a Select, an Input)."""
+    chain = list(focused.ancestors_with_self)
+    pane = next((w for w in chain if isinstance(w, Widget) and w.has_class("pane")), None)
+    if pane is not None:
+        return pane
+    scrolling = (ScrollView, ScrollableContainer)
+    return next(
+        (w for w in chain if isinstance(w, scrolling) and not isinstance(w, Input)),
+        None,
+    )
 
 
 class ToolstandApp(App[int]):
@@ -181,8 +198,12 @@ class ToolstandApp(App[int]):
         screen = self.screen
         if screen.maximized is not None:
             screen.minimize()
-        elif screen.focused is None or not screen.maximize(screen.focused):
+            return
+        pane = pane_of(screen.focused) if screen.focused is not None else None
+        if pane is None:
             self.notify("Nothing here to maximize: focus a pane first (Tab).", markup=False)
+        else:
+            screen.maximized = pane  # Textual's own maximize refuses containers
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close_keys":

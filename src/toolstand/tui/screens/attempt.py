@@ -105,6 +105,14 @@ class AttemptScreen(ToolstandScreen):
             id="attempt.request",
         ),
         Binding(
+            "h",
+            "toggle_headers",
+            "Headers",
+            show=False,
+            tooltip="Show the URL or status, the headers and the tries (or the body)",
+            id="attempt.headers",
+        ),
+        Binding(
             "t",
             "toggle_turn",
             "Turn 1/2",
@@ -169,6 +177,9 @@ class AttemptScreen(ToolstandScreen):
         detail = self.query_one(AttemptDetail)
         if row == self.row and detail.rec is not None:
             detail.show(detail.rec, rejudged=new)
+
+    def action_toggle_headers(self) -> None:
+        self.query_one(AttemptDetail).toggle_headers()
 
     def action_toggle_request(self) -> None:
         self.query_one(AttemptDetail).toggle_request()

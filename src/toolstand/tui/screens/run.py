@@ -24,6 +24,7 @@ from textual.widgets import Footer, Select, Tabs
 from textual.worker import Worker, WorkerState
 
 from toolstand.spec.cases import Case
+from toolstand.tui.model.timing import timing_line, turn_ms
 from toolstand.tui.model.verdicts import verdict_of
 from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.screens.modals import PasteForm, PasteModal
@@ -479,17 +480,34 @@ class RunScreen(ToolstandScreen):
     def _show_turn(self, index: int) -> None:
         self.query_one(TurnTabs).show_turns(self.views, index)
         self._turn = index
-        self.query_one(ExchangeView).show(self.views[index] if self.views else None)
+        exchange = self.query_one(ExchangeView)
+        exchange.total_ms, exchange.turns = self._total_ms(), len(self.views)
+        exchange.show(self.views[index] if self.views else None)
         self._describe()
         self.refresh_bindings()
 
+    def _total_ms(self) -> float | None:
+        """The attempt's network time over the turns so far (what the record sums)."""
+        times = [t for t in (turn_ms(v.tries) for v in self.views) if t is not None]
+        return sum(times) if times else None
+
     def _describe(self) -> None:
         """The status line says what the panels show: which turn of which case, how it
-        ended, its network time, and how the attempt stands."""
-        from toolstand.tui.model.live import describe
+        ended, its network time (this turn and all), and how the attempt stands."""
+        if not self.views or self.showing is None:
+            return
+        view = self.views[self._turn]
+        if view.transport_error:
+            outcome = f"transport error {view.transport_error.get('code')}"
+            outcome += f" after {view.retries} retries" if view.retries else ""
+        else:
+            outcome = f"verdict {view.judgement['verdict'] if view.judgement else None}"
+        took = timing_line(turn_ms(view.tries), self._total_ms(), len(self.views))
+        bits = [f"{view.label} of {visible(self.showing[0])}", outcome, took, self._note]
+        self._say(" · ".join(b for b in bits if b))
 
-        if self.views and self.showing is not None:
-            self._say(describe(self.views[self._turn], self.showing[0], self._note))
+    def action_headers(self) -> None:
+        self.query_one(ExchangeView).toggle_headers()
 
     def action_step_turn(self, delta: int) -> None:
         index = self._turn + delta

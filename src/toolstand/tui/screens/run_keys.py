@@ -22,6 +22,13 @@ RUN_BINDINGS: list[BindingType] = [
         id="run.paste",
     ),
     Binding(
+        "f6",
+        "headers",
+        "Headers",
+        tooltip="Show the URL, headers and tries of the request and response (or the bodies)",
+        id="run.headers",
+    ),
+    Binding(
         "left_square_bracket",
         "step_turn(-1)",
         "Previous turn",

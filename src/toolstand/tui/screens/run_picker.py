@@ -124,7 +124,11 @@ class RunPicker(ModalScreen[str | None]):
         """A path typed in: opened when it is a readable file, else said why not."""
         event.stop()
         text = event.value.strip()
-        if not text:
+        if not text:  # nothing typed: Enter opens the highlighted file, as in the list
+            ol = self.query_one(OptionList)
+            option = ol.highlighted_option
+            if option is not None and option.id is not None and not option.disabled:
+                self.dismiss(option.id)
             return
         path = Path(text).expanduser()
         if not path.is_absolute():
