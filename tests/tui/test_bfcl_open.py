@@ -57,8 +57,8 @@ async def test_promote_keeps_the_tools_and_expectation_of_a_case_in_another_file
     out, history = imported_run
     files = case_paths(out)  # the config's cases: the folder's *.jsonl, first one opened
     assert len(files) > 1
-    cases = [orjson.loads(x) for f in files[1:] for x in f.read_bytes().splitlines()]
-    lines = {c["id"]: c for c in cases if "id" in c}
+    found = [orjson.loads(x) for f in files[1:] for x in f.read_bytes().splitlines()]
+    lines = {c["id"]: c for c in found if "id" in c}
     app = make_app(str(out / "config.json"), root=out, history=str(history))
     async with app.run_test(size=SIZE) as pilot:
         screen = await screen_after(pilot, HistoryScreen)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import orjson
 from textual.widgets import ContentSwitcher, Static, TextArea
@@ -16,6 +17,7 @@ from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
 from toolstand.tui.screens.attempt import AttemptScreen
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.exchange_view import ExchangeView
+from toolstand.types import Judgement
 
 from .conftest import SIZE, wait_for
 from .test_history import fixed_clock, fixture_records, headers, open_history
@@ -24,7 +26,7 @@ from .test_run_screen import open_run, records, status, turn_one
 AppFor = Callable[..., ToolstandApp]
 __all__ = ["fixed_clock"]
 
-TRIES = [
+TRIES: list[dict[str, Any]] = [
     {"status": 429, "error_code": "rate_limited", "elapsed_ms": 12.0, "retry_after_s": 1.5,
      "waited_s": 1.5, "message": "slow down"},
     {"status": 200, "error_code": None, "elapsed_ms": 30.0, "retry_after_s": None,
@@ -94,7 +96,7 @@ async def test_run_lists_each_try_with_its_wait_and_why(app_for: AppFor, project
             {"method": "POST", "url": "http://sim.invalid/v1/chat/completions", "headers": {}},
             {"status": 200, "headers": {"x-request-id": "req_1"}, "body": {}, "body_is_json": True},
             None,
-            {"verdict": "pass", "errors": [], "calls": []},  # type: ignore[typeddict-item]
+            cast("Judgement", {"verdict": "pass", "errors": [], "calls": []}),
             tries=TRIES,
         )
         exchange = app.screen.query_one(ExchangeView)

@@ -7,7 +7,7 @@ turns (the record's ``elapsed_ms``). Time spent editing between turns is in neit
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 
@@ -37,7 +37,7 @@ def timing_line(this_turn: float | None, total: float | None, turns: int) -> str
     return f"network {_ms(this_turn)} this turn, {_ms(total)} all {turns} turns"
 
 
-def tries_lines(tries: list[Mapping[str, Any]]) -> list[str]:
+def tries_lines(tries: Sequence[Mapping[str, Any]]) -> list[str]:
     """One line per try: its status and code, its time, the wait after it and why."""
     out: list[str] = []
     for i, t in enumerate(tries, start=1):

@@ -28,6 +28,7 @@ from toolstand.spec.casefile_edit import (
     replace_line,
 )
 from toolstand.spec.cases import CATEGORIES, CaseFile, load_cases
+from toolstand.tui.messages import RunCase
 from toolstand.tui.model.case_rows import BROKEN, rows
 from toolstand.tui.model.draft import Draft, FormValues, values_from_case
 from toolstand.tui.model.templates import TEMPLATES, duplicate, from_template
@@ -139,6 +140,8 @@ class CasesScreen(ToolstandScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        # new verdicts (a live run, the runs folder scanned) re-list the cases
+        self.watch(self.app, "verdicts_version", lambda _: self.show_verdicts(), init=False)
         self.show_verdicts()
         table = self.query_one(CaseTable)
         if table.current_line is not None:
@@ -438,17 +441,21 @@ class CasesScreen(ToolstandScreen):
 
     def action_run_case(self) -> None:
         if self.original is not None:
-            case_id = str(self.original.get("id"))
-            self.app.run_worker(self._run_in_run(case_id), exclusive=True, group="run-case")
+            self.post_message(RunCase(str(self.original.get("id"))))
 
-    async def _run_in_run(self, case_id: str) -> None:
-        from toolstand.tui.screens.run import RunScreen
-
-        self.app.selected_case_id = case_id
-        await self.app.switch_mode("run")
-        screen = self.app.screen
-        if isinstance(screen, RunScreen):
-            screen.prepare(case_id, run=True)
+    def show_case(self, case_id: str) -> None:
+        """Open ``case_id`` in the form (after asking about a draft), its row selected."""
+        line = next(
+            (ln.number for ln in self.app.project.casefile.lines
+             if ln.case is not None and ln.case.id == case_id),
+            None,
+        )  # fmt: skip
+        if line is None:
+            self._status(visible(f"case {case_id} is not in this file"))
+            return
+        self.query_one(CaseTable).select_line(line)
+        if line != self.line:
+            self._leave_draft_then(partial(self._open_line, line))
 
     def palette_commands(self) -> Iterator[PaletteCommand]:
         for name in TEMPLATES:

@@ -11,6 +11,7 @@ as it stood), so turn 2 is only ever sent and recorded for the case it continues
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -24,9 +25,10 @@ from textual.widgets import Footer, Select, Tabs
 from textual.worker import Worker, WorkerState
 
 from toolstand.spec.cases import Case
+from toolstand.tui.messages import OpenCase
 from toolstand.tui.model.timing import timing_line, turn_ms
 from toolstand.tui.model.verdicts import verdict_of
-from toolstand.tui.screens.base import ToolstandScreen
+from toolstand.tui.screens.base import PaletteCommand, ToolstandScreen
 from toolstand.tui.screens.modals import PasteForm, PasteModal
 from toolstand.tui.screens.run_keys import RUN_BINDINGS
 from toolstand.tui.widgets.exchange_view import ExchangeView
@@ -508,6 +510,15 @@ class RunScreen(ToolstandScreen):
 
     def action_headers(self) -> None:
         self.query_one(ExchangeView).toggle_headers()
+
+    def palette_commands(self) -> Iterator[PaletteCommand]:
+        case = self.query_one("#run-case", Select).value
+        if case is not Select.NULL:
+            yield (
+                "Edit this case in Cases",
+                visible(f"open {case} in the Cases editor"),
+                lambda: self.post_message(OpenCase(str(case))),
+            )
 
     def action_step_turn(self, delta: int) -> None:
         index = self._turn + delta
