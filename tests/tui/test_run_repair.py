@@ -92,6 +92,11 @@ async def test_the_feedback_style_picked_is_the_one_recorded(
         await until_repair(pilot, app)
         panel = app.screen.query_one(StepPanel)
         assert "(traceback)" in str(panel.border_title)  # the first style offered
+        # the footer, the palette and ? word it as a repair turn, not as turn 2
+        offered = {b.binding.description for b in app.screen.active_bindings.values() if b.enabled}
+        assert {"Send repair turn", "Feedback styles"} <= offered
+        assert not {"Send turn 2", "Canned results"} & offered
+        assert panel.query_one("#canned-0", Select).prompt == "feedback style…"
         area = panel.query_one("#result-0", TextArea)
         panel.query_one("#canned-0", Select).value = "feedback: allowed_prose"
         await wait_for(pilot, lambda: "(allowed_prose)" in str(panel.border_title))

@@ -179,14 +179,16 @@ class RunScreen(ToolstandScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
             return self.busy
-        if action == "step":
-            return self.awaiting_step and not self.busy
+        if action in ("step", "step_repair"):
+            wanted = "repair" if action == "step_repair" else "second"
+            return self.awaiting_step and not self.busy and self.step_kind == wanted
         if action == "run":
             return not self.busy and self.app.project.config is not None
         if action == "step_turn":
             return 0 <= self._turn + int(cast(int, parameters[0])) < len(self.views)
-        if action in ("edit_result", "canned"):
-            return self.query_one(StepPanel).is_open
+        if action in ("edit_result", "canned", "feedback_styles"):
+            shown = {"canned": "second", "feedback_styles": "repair"}.get(action, self.step_kind)
+            return self.query_one(StepPanel).is_open and self.step_kind == shown
         return True
 
     # --- choosing what to run ----------------------------------------------------------
@@ -278,6 +280,9 @@ class RunScreen(ToolstandScreen):
         except ValueError:
             return str(path)
 
+    def action_step_repair(self) -> None:
+        self.action_step()
+
     def action_step(self) -> None:
         panel = self.query_one(StepPanel)
         results = panel.results()
@@ -322,7 +327,8 @@ class RunScreen(ToolstandScreen):
         config, contract = self.app.project.config, self.app.project.contract
         assert config is not None
         self._style = None
-        self.query_one(StepPanel).open(*repair_offer(state, config, contract))
+        panel = self.query_one(StepPanel)
+        panel.open(*repair_offer(state, config, contract), prompt="feedback style…")
 
     @on(StepPanel.Picked)
     def _picked(self, event: StepPanel.Picked) -> None:
@@ -529,6 +535,9 @@ class RunScreen(ToolstandScreen):
         self.query_one(StepPanel).focus_result()
 
     def action_canned(self) -> None:
+        self.query_one(StepPanel).open_canned()
+
+    def action_feedback_styles(self) -> None:
         self.query_one(StepPanel).open_canned()
 
     @on(Tabs.TabActivated, "#turns")

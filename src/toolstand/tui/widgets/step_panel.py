@@ -46,6 +46,7 @@ class StepPanel(VerticalScroll):
         results: list[ToolResult],
         choices: list[dict[str, dict[str, Any]]] | None = None,
         title: str | None = None,
+        prompt: str = "canned result…",
     ) -> None:
         """One editor per result; ``choices`` replace the canned results, per call (a
         repair turn offers each feedback style of that call's problem)."""
@@ -76,7 +77,7 @@ class StepPanel(VerticalScroll):
                 ),
                 Select(
                     [(name, name) for name in self._choices[i]],
-                    prompt="canned result…",
+                    prompt=prompt,
                     id=f"canned-{i}",
                     classes="canned",
                     compact=True,
