@@ -7,6 +7,7 @@ from pathlib import Path
 import bfcl_fixtures as fx
 import orjson
 import pytest
+from textual.widgets import Select
 
 from toolstand.cli import main
 from toolstand.spec.cases import case_paths
@@ -77,3 +78,24 @@ async def test_promote_keeps_the_tools_and_expectation_of_a_case_in_another_file
     assert data["id"] == f"{case_id}_regression"
     assert data["tools"] == original["tools"] and data["expect"] == original["expect"]
     assert form.draft.valid, form.draft.reason
+
+
+async def test_cases_switches_between_the_files_of_the_config(
+    imported_run: tuple[Path, Path],
+) -> None:
+    out, _ = imported_run
+    files = case_paths(out)
+    app = make_app(str(out / "config.json"), root=out)
+    async with app.run_test(size=SIZE) as pilot:
+        cases = await screen_after(pilot, CasesScreen)
+        chooser = cases.query_one("#case-file", Select)
+        assert chooser.display and chooser.value == str(files[0])
+        other = files[1]
+        want = [orjson.loads(x)["id"] for x in other.read_bytes().splitlines() if b'"id"' in x]
+        chooser.value = str(other)
+        await wait_for(pilot, lambda: app.project.cases_path == other)
+        form = cases.query_one(CaseForm)
+        await wait_for(pilot, lambda: form.original is not None and form.original["id"] in want)
+        assert [c.id for c in app.project.casefile.cases] == want
+        assert form.draft is not None and form.draft.valid and not form.draft.changed
+        assert other.name in str(cases.query_one("#nav").render())

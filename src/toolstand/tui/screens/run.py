@@ -11,7 +11,6 @@ as it stood), so turn 2 is only ever sent and recorded for the case it continues
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -21,16 +20,14 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Footer, Select, Tabs
+from textual.widgets import Footer, Select
 from textual.worker import Worker, WorkerState
 
 from toolstand.spec.cases import Case
-from toolstand.tui.messages import OpenCase
-from toolstand.tui.model.timing import timing_line, turn_ms
 from toolstand.tui.model.verdicts import verdict_of
-from toolstand.tui.screens.base import PaletteCommand, ToolstandScreen
 from toolstand.tui.screens.modals import PasteForm, PasteModal
 from toolstand.tui.screens.run_keys import RUN_BINDINGS
+from toolstand.tui.screens.run_view import RunViews
 from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.run_status import RunStatus
@@ -47,7 +44,7 @@ if TYPE_CHECKING:
     from toolstand.tui.model.live import LiveSession, TurnView
 
 
-class RunScreen(ToolstandScreen):
+class RunScreen(RunViews):
     AUTO_FOCUS = "#run-case"
     BINDINGS: ClassVar[list[BindingType]] = RUN_BINDINGS
 
@@ -167,9 +164,6 @@ class RunScreen(ToolstandScreen):
         self._reset()
 
     # --- status and timer --------------------------------------------------------------
-
-    def _say(self, text: str, state: str = "") -> None:
-        self.query_one(RunStatus).say(text, state)
 
     @property
     def busy(self) -> bool:
@@ -485,52 +479,6 @@ class RunScreen(ToolstandScreen):
         self.query_one(TurnTabs).show_turns([], 0)
         self.refresh_bindings()
 
-    def _show_turn(self, index: int) -> None:
-        self.query_one(TurnTabs).show_turns(self.views, index)
-        self._turn = index
-        exchange = self.query_one(ExchangeView)
-        exchange.total_ms, exchange.turns = self._total_ms(), len(self.views)
-        exchange.show(self.views[index] if self.views else None)
-        self._describe()
-        self.refresh_bindings()
-
-    def _total_ms(self) -> float | None:
-        """The attempt's network time over the turns so far (what the record sums)."""
-        times = [t for t in (turn_ms(v.tries) for v in self.views) if t is not None]
-        return sum(times) if times else None
-
-    def _describe(self) -> None:
-        """The status line says what the panels show: which turn of which case, how it
-        ended, its network time (this turn and all), and how the attempt stands."""
-        if not self.views or self.showing is None:
-            return
-        view = self.views[self._turn]
-        if view.transport_error:
-            outcome = f"transport error {view.transport_error.get('code')}"
-            outcome += f" after {view.retries} retries" if view.retries else ""
-        else:
-            outcome = f"verdict {view.judgement['verdict'] if view.judgement else None}"
-        took = timing_line(turn_ms(view.tries), self._total_ms(), len(self.views))
-        bits = [f"{view.label} of {visible(self.showing[0])}", outcome, took, self._note]
-        self._say(" · ".join(b for b in bits if b))
-
-    def action_headers(self) -> None:
-        self.query_one(ExchangeView).toggle_headers()
-
-    def palette_commands(self) -> Iterator[PaletteCommand]:
-        case = self.query_one("#run-case", Select).value
-        if case is not Select.NULL:
-            yield (
-                "Edit this case in Cases",
-                visible(f"open {case} in the Cases editor"),
-                lambda: self.post_message(OpenCase(str(case))),
-            )
-
-    def action_step_turn(self, delta: int) -> None:
-        index = self._turn + delta
-        if 0 <= index < len(self.views):
-            self._show_turn(index)
-
     def action_edit_result(self) -> None:
         self.query_one(StepPanel).focus_result()
 
@@ -539,12 +487,6 @@ class RunScreen(ToolstandScreen):
 
     def action_feedback_styles(self) -> None:
         self.query_one(StepPanel).open_canned()
-
-    @on(Tabs.TabActivated, "#turns")
-    def _tab(self, event: Tabs.TabActivated) -> None:
-        index = TurnTabs.tab_index(event.tab)
-        if index < len(self.views) and index != self._turn:
-            self._show_turn(index)
 
     async def on_unmount(self) -> None:
         if self.session is None:
