@@ -159,10 +159,6 @@ class CasesScreen(CaseListing):
         if table.current_line is not None:
             self._open_line(table.current_line)
 
-    def on_screen_resume(self) -> None:
-        # verdicts of live runs made on the Run screen arrived while this one was hidden
-        self.show_verdicts()
-
     # --- the list ----------------------------------------------------------------------
 
     @on(DataTable.RowHighlighted, "#case-table")
