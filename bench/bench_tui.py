@@ -42,7 +42,9 @@ def _project(into: Path) -> Path:
     return into
 
 
-async def _timed(out: dict[str, list[tuple[float, float]]], name: str, step: Awaitable[Any]) -> None:
+async def _timed(
+    out: dict[str, list[tuple[float, float]]], name: str, step: Awaitable[Any]
+) -> None:
     cpu, wall = time.process_time(), time.perf_counter()
     await step
     out.setdefault(name, []).append((time.perf_counter() - wall, time.process_time() - cpu))
@@ -121,7 +123,9 @@ def main() -> None:
     for _ in range(args.rounds):
         with tempfile.TemporaryDirectory() as tmp:
             asyncio.run(one_round(_project(Path(tmp)), out))
-    print(f"{'step':28} {'wall p50':>9} {'wall p95':>9} {'cpu p50':>9} {'cpu p95':>9}  (ms, {args.rounds} rounds)")
+    print(
+        f"{'step':28} {'wall p50':>9} {'wall p95':>9} {'cpu p50':>9} {'cpu p95':>9}  (ms, {args.rounds} rounds)"
+    )
     for name, pairs in out.items():
         walls, cpus = [w * 1000 for w, _ in pairs], [c * 1000 for _, c in pairs]
         print(f"{name:28} {statistics.median(walls):9.0f} {_p(walls, 0.95):9.0f} "
