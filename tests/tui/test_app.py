@@ -6,9 +6,11 @@ from pathlib import Path
 import orjson
 import pytest
 from textual.command import CommandPalette
+from textual.message import Message
 from textual.widgets import Input, Static, TextArea
 
 from toolstand.tui.app import ToolstandApp, load_keymap
+from toolstand.tui.messages import OpenCase, PromoteToCase, RunCase
 from toolstand.tui.registry import ScreenEntry, factory
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.run import RunScreen
@@ -130,3 +132,41 @@ async def test_a_broken_line_is_listed_and_can_be_fixed_in_place(
         await wait_for(pilot, lambda: cases.read_bytes() != good + b'{"id": "half", "user": \n')
     fixed = '{"id":"half","user":"Где мой заказ?","expect":{"kind":"text"}}\n'
     assert cases.read_bytes() == good + fixed.encode()
+
+
+async def test_screens_ask_the_app_through_messages_never_each_other(
+    app_for: AppFor, project: Path
+) -> None:
+    # issue 27: navigation and promotion are messages the app alone handles
+    seen: list[Message] = []
+
+    def hook(message: Message) -> None:
+        # a message bubbles through each node on its way: keep it once
+        ours = isinstance(message, OpenCase | RunCase | PromoteToCase)
+        if ours and not any(m is message for m in seen):
+            seen.append(message)
+
+    app = app_for()
+    async with app.run_test(size=(100, 30), message_hook=hook) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, CasesScreen))
+        cases = app.screen
+        assert isinstance(cases, CasesScreen)
+        cases.show_case("missing_id")
+        await pilot.pause()
+        await pilot.press("ctrl+g")  # Cases: run this case
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
+        run = app.screen
+        assert isinstance(run, RunScreen)
+        await wait_for(pilot, lambda: "recorded in" in str(run.query_one("#run-status").render()))
+        assert run.query_one("#run-case").value == "missing_id"  # type: ignore[attr-defined]
+        (title, _, open_it) = next(c for c in run.palette_commands() if "Cases" in c[0])
+        assert title == "Edit this case in Cases"
+        open_it()
+        await wait_for(pilot, lambda: isinstance(app.screen, CasesScreen))
+        form = app.screen.query_one(CaseForm)
+        await wait_for(
+            pilot, lambda: form.original is not None and form.original["id"] == "missing_id"
+        )
+    assert [type(m).__name__ for m in seen] == ["RunCase", "OpenCase"]
+    assert isinstance(seen[0], RunCase) and seen[0].case_id == "missing_id" and seen[0].run
+    assert isinstance(seen[1], OpenCase) and seen[1].case_id == "missing_id"

@@ -5,12 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import bfcl_fixtures as fx
+import orjson
 import pytest
+from textual.widgets import Select
 
 from toolstand.cli import main
+from toolstand.spec.cases import case_paths
 from toolstand.tui.app import make_app
+from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.report import ReportScreen
+from toolstand.tui.widgets.attempt_list import AttemptList
+from toolstand.tui.widgets.case_form import CaseForm
 
 from .conftest import SIZE, screen_after, wait_for
 
@@ -42,3 +48,54 @@ async def test_an_imported_bfcl_run_opens_in_history_and_report(
         rates = group.metrics()
         assert (rates["pass_rate"].numerator, rates["pass_rate"].denominator) == (14, 14)
         assert rates["normalized_pass_rate"].numerator == 14
+
+
+async def test_promote_keeps_the_tools_and_expectation_of_a_case_in_another_file(
+    imported_run: tuple[Path, Path],
+) -> None:
+    # issue 30: every case outside the config's first file came out "not in
+    # cases/<first>.jsonl: expectation left for you to fill in", its tools lost
+    out, history = imported_run
+    files = case_paths(out)  # the config's cases: the folder's *.jsonl, first one opened
+    assert len(files) > 1
+    found = [orjson.loads(x) for f in files[1:] for x in f.read_bytes().splitlines()]
+    lines = {c["id"]: c for c in found if "id" in c}
+    app = make_app(str(out / "config.json"), root=out, history=str(history))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await screen_after(pilot, HistoryScreen)
+        await wait_for(pilot, lambda: screen.index is not None and screen.index.rows == 14)
+        ix = screen.index
+        assert ix is not None
+        row = next(r for r in range(ix.rows) if str(ix.value("case", r)) in lines)
+        case_id = str(ix.value("case", row))
+        screen.query_one(AttemptList).cursor = row
+        cases = await screen_after(pilot, CasesScreen, "p")
+        form = cases.query_one(CaseForm)
+        await wait_for(pilot, lambda: form.draft is not None and form.draft.data is not None)
+        assert form.draft is not None and form.draft.data is not None
+        data = form.draft.data
+    original = lines[case_id]
+    assert data["id"] == f"{case_id}_regression"
+    assert data["tools"] == original["tools"] and data["expect"] == original["expect"]
+    assert form.draft.valid, form.draft.reason
+
+
+async def test_cases_switches_between_the_files_of_the_config(
+    imported_run: tuple[Path, Path],
+) -> None:
+    out, _ = imported_run
+    files = case_paths(out)
+    app = make_app(str(out / "config.json"), root=out)
+    async with app.run_test(size=SIZE) as pilot:
+        cases = await screen_after(pilot, CasesScreen)
+        chooser = cases.query_one("#case-file", Select)
+        assert chooser.display and chooser.value == str(files[0])
+        other = files[1]
+        want = [orjson.loads(x)["id"] for x in other.read_bytes().splitlines() if b'"id"' in x]
+        chooser.value = str(other)
+        await wait_for(pilot, lambda: app.project.cases_path == other)
+        form = cases.query_one(CaseForm)
+        await wait_for(pilot, lambda: form.original is not None and form.original["id"] in want)
+        assert [c.id for c in app.project.casefile.cases] == want
+        assert form.draft is not None and form.draft.valid and not form.draft.changed
+        assert other.name in str(cases.query_one("#nav").render())

@@ -90,3 +90,39 @@ def test_field_of_maps_paths_to_fields() -> None:
     assert field_of("$.expect") == "kind"
     assert field_of("$.followup.tool_results.get_order") == "tool_results"
     assert field_of("$") is None
+
+
+def test_a_bfcl_case_round_trips_with_its_own_tools_and_accept_lists(
+    casefile: CaseFile, contract: Contract
+) -> None:
+    # the form has no field for a case's tools or accept lists: they are carried as they
+    # were, in an edit and in a promoted (new) case alike, never dropped
+    tool = {
+        "name": "math_factorial",
+        "description": "The factorial.",
+        "parameters": {"type": "object", "properties": {"number": {"type": "integer"}}},
+    }
+    data = {
+        "id": "simple_python_7",
+        "category": "simple_python",
+        "user": "5!?",
+        "tools": [tool],
+        "expect": {"kind": "tool_call", "tool": "math_factorial", "accept": {"number": [5]}},
+    }
+    for original in (data, None):
+        values = values_from_case(data)
+        if original is None:
+            values.id = "simple_python_7_regression"
+        draft = check_draft(values, contract, casefile, None, original)
+        assert draft.valid, draft.reason
+        assert draft.data is not None
+        assert draft.data["tools"] == [tool] and draft.data["expect"] == data["expect"]
+    # another tool chosen: its accept lists are not the old tool's
+    values = values_from_case(data)
+    values.tool = "get_order"
+    draft = check_draft(values, contract, casefile, None, data)
+    assert draft.data is not None and "accept" not in draft.data["expect"]
+    values = values_from_case(data)
+    values.tool = "get_order"
+    draft = check_draft(values, contract, casefile, None, None)
+    assert draft.data is not None and "accept" not in draft.data["expect"]

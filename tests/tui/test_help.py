@@ -161,3 +161,32 @@ async def test_a_keymaps_control_characters_are_spelled_in_the_help(app_for: App
         text = help_text(app)
     assert "\x1b" not in text
     assert "\\x1b" in text
+
+
+async def test_f11_maximizes_the_verdict_pane_never_a_one_line_field(app_for: AppFor) -> None:
+    # issue 30: on the verdict pane F11 answered "Nothing here to maximize"
+    app = app_for()
+    async with app.run_test(size=SMALL) as pilot:
+        app.selected_case_id = "direct_lookup"
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
+        await pilot.press("ctrl+g")
+        await wait_for(
+            pilot, lambda: "recorded in" in str(app.screen.query_one("#run-status").render())
+        )
+        verdict = app.screen.query_one("#pane-verdict")
+        verdict.focus()
+        await pilot.press("f11")
+        assert app.screen.maximized is verdict
+        await pilot.pause()
+        assert verdict.region.width == SMALL[0]
+        await pilot.press("f11")
+        assert app.screen.maximized is None
+        # a text pane maximizes with its border and title, not the bare text area
+        app.screen.query_one("#request-body").focus()
+        await pilot.press("f11")
+        assert app.screen.maximized is app.screen.query_one("#pane-request")
+        await pilot.press("f11")
+        app.screen.query_one("#run-mode").focus()  # a one-line Select: nothing to fill
+        await pilot.press("f11")
+        assert app.screen.maximized is None

@@ -212,3 +212,35 @@ async def test_a_read_failure_notice_spells_the_file_name(app_for: AppFor, proje
         await wait_for(pilot, lambda: any("cannot read" in n.message for n in app._notifications))
         notes = [n.message for n in app._notifications if "cannot read" in n.message]
         assert notes and not any("\x1b" in n or "\x07" in n for n in notes), notes
+
+
+async def test_the_open_dialog_counts_and_names_models_from_the_file_not_a_guess(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    # issue 30: the dialog showed the header's configured models and extrapolated counts
+    # off by up to 69% ("~5,898" for 3,491); it counts from facts or says unknown
+    recs = [r for r in fixture_records(project) if r["model"] == "sim-eager"]
+    assert recs and len({r["model"] for r in fixture_records(project)}) > 1
+    header = headers()[0]  # configures every model; only sim-eager's attempts follow
+    small = project / "runs" / "small.jsonl"
+    small.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in [header, *recs]))
+    big = project / "runs" / "big.jsonl"  # past the bytes read, with no index
+    padded = [dict(r, user="x" * 2000) for r in recs]
+    lines = [orjson.dumps(r) + b"\n" for r in [header, *padded * (300 // len(padded) + 1)]]
+    big.write_bytes(b"".join(lines))
+    assert big.stat().st_size > (1 << 18)
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await screen_after(pilot, HistoryScreen, "f3")
+        picker = await screen_after(pilot, RunPicker, "o")
+        options = picker.query_one("#picker-list", OptionList)
+        await wait_for(pilot, lambda: options.option_count == 2)
+        texts = {str(options.get_option_at_index(i).prompt).split(" ")[0]:
+                 str(options.get_option_at_index(i).prompt) for i in range(2)}  # fmt: skip
+        # the path box has the focus: typing goes there, never opens a listed file
+        assert isinstance(picker.focused, Input) and picker.focused.id == "picker-path"
+    assert f"{len(recs)} attempts" in texts["small.jsonl"]
+    assert texts["small.jsonl"].split("\n")[1].strip().startswith("sim-eager (simulated)")
+    assert "attempts unknown until opened" in texts["big.jsonl"] and "~" not in texts["big.jsonl"]
+    assert "sim-eager, … (models of the part read)" in texts["big.jsonl"]
+    assert "sim-careful" not in texts["big.jsonl"] + texts["small.jsonl"]

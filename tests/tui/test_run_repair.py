@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
+from textual.pilot import Pilot
 from textual.widgets import Select, TextArea
 
 from toolstand.tui.app import ToolstandApp
@@ -16,6 +18,21 @@ from .conftest import SIZE, wait_for, write_config
 from .test_run_screen import open_run, records, status
 
 AppFor = Callable[..., ToolstandApp]
+
+
+async def until_repair(
+    pilot: Pilot[Any], app: ToolstandApp, case_id: str = "quote_complete"
+) -> None:
+    """Run ``case_id`` until sim-sloppy breaks its call and the repair panel opens."""
+    await open_run(pilot, app, case_id)
+    for _ in range(30):  # sim-sloppy breaks this call now and then
+        await pilot.press("ctrl+g")
+        await wait_for(
+            pilot, lambda: "recorded in" in status(app) or "sends repair turn" in status(app)
+        )
+        if "sends repair turn 1" in status(app):
+            return
+    raise AssertionError("sim-sloppy never sent an invalid call")
 
 
 async def test_repair_turns_are_stepped_with_editable_feedback(
@@ -28,16 +45,7 @@ async def test_repair_turns_are_stepped_with_editable_feedback(
     )
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
-        await open_run(pilot, app, "quote_complete")
-        for _ in range(30):  # sim-sloppy breaks this call now and then
-            await pilot.press("ctrl+g")
-            await wait_for(
-                pilot, lambda: "recorded in" in status(app) or "sends repair turn" in status(app)
-            )
-            if "sends repair turn 1" in status(app):
-                break
-        else:
-            raise AssertionError("sim-sloppy never sent an invalid call")
+        await until_repair(pilot, app)
         panel = app.screen.query_one(StepPanel)
         assert str(panel.border_title).startswith("repair 1: feedback to send (allowed)")
         area = panel.query_one("#result-0", TextArea)
@@ -60,9 +68,54 @@ async def test_repair_turns_are_stepped_with_editable_feedback(
             )
         assert "recorded in" in status(app)
     rec = [r for r in records(project) if r["type"] == "attempt"][-1]
-    assert rec["feedback"] == "allowed" and rec["repair"]["needed"]
+    # the style picked is the style sent, and so the one recorded, not the config's arm
+    assert rec["feedback"] == "traceback" and rec["repair"]["needed"]
     turns = rec["repair_turns"]
+    assert turns[0]["feedback"] == "traceback"
     assert 1 <= len(turns) <= 2 and turns[0]["index"] == 1
     sent = turns[0]["tool_results"][0]["result"]
     assert sent["error"].startswith("Traceback (most recent call last)")
     assert "Traceback" in orjson.dumps(turns[0]["request"]["body"]).decode()
+
+
+async def test_the_feedback_style_picked_is_the_one_recorded(
+    app_for: AppFor, project: Path
+) -> None:
+    # issue 30: allowed_prose picked over the default traceback was sent, yet the
+    # record, the status, the tab and History all said traceback
+    write_config(
+        project,
+        runs=[{"provider": "sim", "model": "sim-sloppy", "api": "gemini", "base_url": "sim"}],
+    )
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await until_repair(pilot, app)
+        panel = app.screen.query_one(StepPanel)
+        assert "(traceback)" in str(panel.border_title)  # the first style offered
+        # the footer, the palette and ? word it as a repair turn, not as turn 2
+        offered = {b.binding.description for b in app.screen.active_bindings.values() if b.enabled}
+        assert {"Send repair turn", "Feedback styles"} <= offered
+        assert not {"Send turn 2", "Canned results"} & offered
+        assert panel.query_one("#canned-0", Select).prompt == "feedback style…"
+        area = panel.query_one("#result-0", TextArea)
+        panel.query_one("#canned-0", Select).value = "feedback: allowed_prose"
+        await wait_for(pilot, lambda: "(allowed_prose)" in str(panel.border_title))
+        prose = area.text
+        await pilot.press("ctrl+t")
+        await wait_for(
+            pilot, lambda: "recorded in" in status(app) or "sends repair turn 2" in status(app)
+        )
+        title = str(app.screen.query_one("#pane-verdict").border_title)
+        assert "repair 1 · allowed_prose" in title
+        while "sends repair turn" in status(app):
+            await pilot.press("ctrl+t")
+            await wait_for(
+                pilot, lambda: "recorded in" in status(app) or "sends repair turn 3" in status(app)
+            )
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+    rec = [r for r in records(project) if r["type"] == "attempt"][-1]
+    assert rec["feedback"] == "allowed_prose"
+    first = rec["repair_turns"][0]
+    assert first["feedback"] == "allowed_prose"
+    assert first["tool_results"][0]["result"] == orjson.loads(prose)

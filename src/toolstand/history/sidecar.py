@@ -125,21 +125,30 @@ def _raw(col: Any) -> tuple[str, bytes]:
     return "B", bytes(col)
 
 
-def stored_rows(history: str | os.PathLike[str]) -> tuple[int, int] | None:
-    """(attempts, end offset) a sidecar that still matches ``history`` holds, reading
-    only its head: what the file picker counts without indexing anything."""
+def stored_head(history: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The head of a sidecar that still matches ``history`` (rows, end, each facet's
+    values), reading nothing else: what the file picker shows without indexing."""
     path = os.fspath(history)
     try:
         with open(sidecar_path(path), "rb") as fh:
             if fh.read(len(MAGIC)) != MAGIC:
                 return None
             head = orjson.loads(fh.read(int.from_bytes(fh.read(8), "little")))
-        rows, end = int(head["rows"]), int(head["end"])
+        end = int(head["end"])
         if os.path.getsize(path) < end or head["fingerprint"] != _fingerprint(path, end):
             return None
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return rows, end
+    return head if isinstance(head, dict) else None
+
+
+def stored_rows(history: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """(attempts, end offset) a sidecar that still matches ``history`` holds."""
+    head = stored_head(history)
+    try:
+        return (int(head["rows"]), int(head["end"])) if head is not None else None
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def load(ix: HistoryIndex) -> bool:

@@ -19,15 +19,20 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.color import Color, ColorParseError
+from textual.containers import ScrollableContainer
 from textual.message import Message
-from textual.widgets import HelpPanel
+from textual.scroll_view import ScrollView
+from textual.widget import Widget
+from textual.widgets import HelpPanel, Input
 
 from toolstand.tui.commands import ToolstandCommands
+from toolstand.tui.messages import OpenCase, PromoteToCase, RunCase
 from toolstand.tui.model.project import Project, load_project
-from toolstand.tui.model.verdicts import LastVerdict, Verdicts, last_verdicts
+from toolstand.tui.model.verdicts import Verdicts, last_verdicts
 from toolstand.tui.registry import SCREENS, factory
-from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.screens.modals import ConfirmModal
+from toolstand.tui.shell import ToolstandShell
+from toolstand.util.printable import visible
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
 BLURRED_CURSOR = 0.2  # how much of the foreground a cursor row keeps when its list is not focused
@@ -50,7 +55,21 @@ def _jump_bindings() -> list[BindingType]:
     return out
 
 
-class ToolstandApp(App[int]):
+def pane_of(focused: Widget) -> Widget | None:
+    """What F11 fills the screen with: the pane around ``focused`` (its border and title
+    too), else the scrolling widget itself; never a one-line field (a Select, an Input)."""
+    chain = list(focused.ancestors_with_self)
+    pane = next((w for w in chain if isinstance(w, Widget) and w.has_class("pane")), None)
+    if pane is not None:
+        return pane
+    scrolling = (ScrollView, ScrollableContainer)
+    return next(
+        (w for w in chain if isinstance(w, scrolling) and not isinstance(w, Input)),
+        None,
+    )
+
+
+class ToolstandApp(ToolstandShell):
     """Cases, Run (and History, Report) over the same project files."""
 
     TITLE = "toolstand"
@@ -91,14 +110,8 @@ class ToolstandApp(App[int]):
         verdicts: Verdicts
 
     def __init__(self, project: Project, *, start_mode: str = "cases") -> None:
-        super().__init__()
-        self.project = project
+        super().__init__(project)
         self.start_mode = start_mode
-        self.history_path: str | None = None  # the run file History (and Report) show
-        self.verdicts = Verdicts()
-        self.selected_case_id: str | None = None
-        self.unsaved: str | None = None  # what the Cases screen would lose, if anything
-        self.remapped: dict[str, str] = {}  # the keymap's {binding id: keys}, for the help
         for entry in SCREENS:
             self.add_mode(entry.mode, factory(entry))
 
@@ -128,20 +141,42 @@ class ToolstandApp(App[int]):
 
     @on(VerdictsLoaded)
     def _verdicts_loaded(self, message: VerdictsLoaded) -> None:
-        # the live attempts of this session are newer than anything the scan found
-        self.verdicts = self.verdicts.over(message.verdicts)
-        self._refresh_cases()
+        self.take_verdicts(message.verdicts)
 
-    def record_verdict(self, case_id: str, verdict: LastVerdict) -> None:
-        """A live attempt just ended: its verdict is now the case's last known one."""
-        self.verdicts.add(case_id, verdict)
-        self._refresh_cases()
+    # --- what screens ask for elsewhere: the app alone switches and hands it over ------
 
-    def _refresh_cases(self) -> None:
-        # only the current mode's stack: a hidden Cases screen refreshes when resumed
-        for screen in self.screen_stack:
-            if isinstance(screen, ToolstandScreen):
-                screen.show_verdicts()
+    @on(OpenCase)
+    async def _open_case(self, message: OpenCase) -> None:
+        from toolstand.tui.screens.cases import CasesScreen
+
+        self.selected_case_id = message.case_id
+        await self.switch_mode("cases")
+        screen = self.screen
+        if isinstance(screen, CasesScreen):
+            screen.show_case(message.case_id)
+
+    @on(RunCase)
+    async def _run_case(self, message: RunCase) -> None:
+        from toolstand.tui.screens.run import RunScreen
+
+        self.selected_case_id = message.case_id  # the case the Run screen shows on resume
+        await self.switch_mode("run")
+        screen = self.screen
+        if isinstance(screen, RunScreen):
+            screen.prepare(message.case_id, message.target, message.mode, run=message.run)
+
+    @on(PromoteToCase)
+    async def _promote(self, message: PromoteToCase) -> None:
+        from toolstand.tui.screens.cases import CasesScreen
+
+        await self.switch_mode("cases")
+        screen = self.screen
+        if not isinstance(screen, CasesScreen):
+            self.notify("The Cases screen cannot take a new case.", severity="error")
+            return
+        screen.open_new(message.data)
+        said = visible(f"New case {message.data['id']}: {message.said}. Ctrl+S saves it.")
+        self.notify(said, markup=False)
 
     def get_css_variables(self) -> dict[str, str]:
         """The theme's variables, with a cursor row that 256 colours keep apart from focus.
@@ -181,8 +216,12 @@ class ToolstandApp(App[int]):
         screen = self.screen
         if screen.maximized is not None:
             screen.minimize()
-        elif screen.focused is None or not screen.maximize(screen.focused):
+            return
+        pane = pane_of(screen.focused) if screen.focused is not None else None
+        if pane is None:
             self.notify("Nothing here to maximize: focus a pane first (Tab).", markup=False)
+        else:
+            screen.maximized = pane  # Textual's own maximize refuses containers
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "close_keys":

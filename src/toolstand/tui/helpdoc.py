@@ -37,6 +37,9 @@ TASKS: dict[str, str] = {
     "run.next": "The second turn",
     "run.edit": "The second turn",
     "run.canned": "The second turn",
+    "run.repair": "A repair turn",
+    "run.styles": "A repair turn",
+    "run.headers": "Run turn 1",
     # History (the list and the attempt detail share the attempt keys)
     "history.open_file": "Open and filter",
     "history.failures": "Open and filter",
@@ -139,6 +142,10 @@ STORIES: tuple[Story, ...] = (
             " {run.canned} picks a canned problem object), then {run.step} sends turn 2.",
             "{run.prev} and {run.next} step between the turns; {run.go} and"
             " {run.step} again with another result shows the answer change with it.",
+            "A call that breaks its schema (e.g. quote_complete on sim-sloppy) opens the"
+            " feedback instead: {run.styles} picks its feedback style, {run.repair} sends"
+            " the repair turn; the record says the style sent. {run.headers} shows the"
+            " URL, the headers and every try of each side.",
         ),
     ),
     Story(

@@ -52,6 +52,17 @@ class FormValues:
     followup_contains_any: str = ""
     must_not_contain: str = ""
     note: str = ""
+    # what the form has no field for, carried into the line as it was: a case's own
+    # ``tools`` and an expectation's ``accept``/``may_omit`` (every BFCL case)
+    carried: dict[str, Any] = field(default_factory=dict)
+    carried_expect: dict[str, Any] = field(default_factory=dict)
+
+
+# the keys values_from_case shows in fields; any other key of a case is carried
+_FORM_KEYS = frozenset(
+    ("id", "category", "user", "messages", "active_tools", "expect", "followup", "note")
+)
+_EXPECT_CARRIED = ("accept", "may_omit")
 
 
 @dataclass
@@ -125,6 +136,9 @@ def values_from_case(data: dict[str, Any]) -> FormValues:
         contains_any=_lines(expect.get("contains_any")),
         followup=followup is not None,
         note=visible(data.get("note") or ""),
+        carried={k: data[k] for k in data if k not in _FORM_KEYS},
+        # with the tool they belong to: another tool chosen drops them
+        carried_expect={k: expect[k] for k in ("tool", *_EXPECT_CARRIED) if k in expect},
     )
     if followup is not None:
         if followup.get("tool_results"):
@@ -205,6 +219,7 @@ class _Builder:
 
     def expect(self, v: FormValues, original: dict[str, Any]) -> dict[str, Any]:
         e: dict[str, Any] = {"kind": v.kind}
+        carried = v.carried_expect
         if v.kind == "tool_call" and v.several:
             calls = self.json_field("calls", v.calls or "[]")
             if calls is not None and not isinstance(calls, list):
@@ -229,6 +244,8 @@ class _Builder:
                     for msg in argument_errors(args, tool):
                         self.fail("arguments", msg)
                     e["arguments"] = args
+            elif v.tool and v.tool == carried.get("tool"):  # no arguments typed
+                e.update((k, carried[k]) for k in _EXPECT_CARRIED if k in carried)
         if v.must_not_call == "all":
             e["must_not_call"] = True
         elif v.must_not_call == "tools":
@@ -284,6 +301,7 @@ class _Builder:
         if not v.all_tools:
             d["active_tools"] = self._in_contract_order(v.active_tools)
         d["expect"] = self.expect(v, orig.get("expect") or {})
+        d.update((k, val) for k, val in v.carried.items() if k not in d)
         if v.followup:
             d["followup"] = self.followup(v, orig.get("followup") or {})
         if _kept(v.note, orig.get("note"), visible):

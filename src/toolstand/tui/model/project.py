@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolstand.spec.cases import CaseFile, load_cases
+import orjson
+
+from toolstand.spec.cases import CaseFile, case_paths, load_cases
 from toolstand.spec.config import Config, find_config, load_config
 from toolstand.spec.contract import Contract, load_contract
 from toolstand.util.canonical import sha256_hex
@@ -38,9 +40,53 @@ class Project:
     def runs_dir(self) -> Path:
         return self.root / "runs"
 
+    @property
+    def case_files(self) -> list[Path]:
+        """Every case file of the config (one, a list, or a folder's), else the one open."""
+        if self.config is None:
+            return [self.cases_path]
+        return case_paths(self.config.cases_source) or [self.cases_path]
+
+    def case_line(self, case_id: str) -> tuple[Path, str] | None:
+        """The file and line text of ``case_id``: the open file first, then the config's
+        other case files (a BFCL import keeps a file per category)."""
+        for ln in self.casefile.lines:
+            if ln.case is not None and ln.case.id == case_id:
+                return self.cases_path, ln.text
+        for path in self.case_files:
+            if path == self.cases_path:
+                continue
+            found = find_line(path, case_id)
+            if found is not None:
+                return path, found
+        return None
+
+    def case_text(self, case_id: str) -> str | None:
+        found = self.case_line(case_id)
+        return found[1] if found is not None else None
+
     def reload_cases(self) -> None:
         """Re-read the case file from disk (after an edit refused as stale)."""
         self.casefile = load_cases(self.cases_path, strict=False)
+
+
+def find_line(path: Path, case_id: str) -> str | None:
+    """The line of ``path`` holding case ``case_id`` (only its JSON read, not the case)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    needle = orjson.dumps(case_id)
+    for raw in data.splitlines():
+        if needle not in raw:  # most lines cost a byte search, not a parse
+            continue
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and obj.get("id") == case_id:
+            return raw.decode("utf-8", errors="replace")
+    return None
 
 
 def _under(root: Path, path: str | None) -> Path | None:

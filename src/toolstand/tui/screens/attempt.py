@@ -105,6 +105,14 @@ class AttemptScreen(ToolstandScreen):
             id="attempt.request",
         ),
         Binding(
+            "h",
+            "toggle_headers",
+            "Headers",
+            show=False,
+            tooltip="Show the URL or status, the headers and the tries (or the body)",
+            id="attempt.headers",
+        ),
+        Binding(
             "t",
             "toggle_turn",
             "Turn 1/2",
@@ -141,6 +149,7 @@ class AttemptScreen(ToolstandScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.watch(self.app, "rejudged", self._rejudged, init=False)
         self._load(self.row)
 
     @work(thread=True, exclusive=True, group="record", exit_on_error=False)
@@ -164,11 +173,14 @@ class AttemptScreen(ToolstandScreen):
             return
         self.query_one(AttemptDetail).show(event.rec)
 
-    def show_rejudged(self, row: int, new: dict[str, Any]) -> None:
-        """The History screen re-judged ``row``: show the fresh judgement if it is ours."""
+    def _rejudged(self, rejudged: tuple[int, dict[str, Any]] | None) -> None:
+        """The History screen re-judged a row: show the fresh judgement if it is ours."""
         detail = self.query_one(AttemptDetail)
-        if row == self.row and detail.rec is not None:
-            detail.show(detail.rec, rejudged=new)
+        if rejudged is not None and rejudged[0] == self.row and detail.rec is not None:
+            detail.show(detail.rec, rejudged=rejudged[1])
+
+    def action_toggle_headers(self) -> None:
+        self.query_one(AttemptDetail).toggle_headers()
 
     def action_toggle_request(self) -> None:
         self.query_one(AttemptDetail).toggle_request()

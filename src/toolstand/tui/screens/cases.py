@@ -28,10 +28,12 @@ from toolstand.spec.casefile_edit import (
     replace_line,
 )
 from toolstand.spec.cases import CATEGORIES, CaseFile, load_cases
-from toolstand.tui.model.case_rows import BROKEN, rows
+from toolstand.tui.messages import RunCase
+from toolstand.tui.model.case_rows import BROKEN
 from toolstand.tui.model.draft import Draft, FormValues, values_from_case
 from toolstand.tui.model.templates import TEMPLATES, duplicate, from_template
-from toolstand.tui.screens.base import PaletteCommand, ToolstandScreen
+from toolstand.tui.screens.base import PaletteCommand
+from toolstand.tui.screens.case_listing import CaseListing
 from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
@@ -42,7 +44,7 @@ KIND_FILTER = [("tool_call", "tool_call"), ("text", "text"), ("refusal", "refusa
                ("broken lines", BROKEN)]  # fmt: skip
 
 
-class CasesScreen(ToolstandScreen):
+class CasesScreen(CaseListing):
     AUTO_FOCUS = "#case-table"
     BINDINGS: ClassVar[list[BindingType]] = [
         # the footer shows what fits at 80 columns; the rest are in the help (?) and palette
@@ -122,6 +124,17 @@ class CasesScreen(ToolstandScreen):
         yield NavBar("cases", str(self.app.project.cases_path.name))
         with Horizontal(id="cases-body"):
             with Vertical(id="list-pane"):
+                project = self.app.project
+                files = project.case_files
+                chooser = Select(
+                    [(visible(p.name), str(p)) for p in files],
+                    value=str(project.cases_path) if project.cases_path in files else Select.NULL,
+                    prompt="case file",
+                    id="case-file",
+                    compact=True,
+                )
+                chooser.display = len(files) > 1  # a config with several files (BFCL)
+                yield chooser
                 yield Input(placeholder="search id or text", id="search", compact=True)
                 with Horizontal(id="filters"):
                     yield Select(
@@ -139,66 +152,14 @@ class CasesScreen(ToolstandScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        # new verdicts (a live run, the runs folder scanned) re-list the cases
+        self.watch(self.app, "verdicts_version", lambda _: self.show_verdicts(), init=False)
         self.show_verdicts()
         table = self.query_one(CaseTable)
         if table.current_line is not None:
             self._open_line(table.current_line)
 
-    def on_screen_resume(self) -> None:
-        # verdicts of live runs made on the Run screen arrived while this one was hidden
-        self.show_verdicts()
-
     # --- the list ----------------------------------------------------------------------
-
-    def _filters(self) -> dict[str, Any]:
-        def chosen(selector: str) -> Any:
-            value = self.query_one(selector, Select).value
-            return None if value is Select.NULL else value
-
-        return {
-            "query": self.query_one("#search", Input).value,
-            "category": chosen("#filter-category"),
-            "kind": chosen("#filter-kind"),
-        }
-
-    def show_verdicts(self) -> None:
-        """Re-list the cases (after a filter change, a save, or new verdicts)."""
-        app = self.app
-        where = self._where()
-        listed = rows(app.project.casefile, app.verdicts, where=where, **self._filters())
-        self.query_one(CaseTable).show(listed, keep_line=self.line)
-
-    def _where(self) -> str | None:
-        """The run and mode of the "last" column: the one chosen, else the newest run's;
-        the selector lists every run and mode with a verdict."""
-        verdicts = self.app.verdicts
-        where = self.where if self.where in verdicts.wheres() else verdicts.latest
-        select = self.query_one("#filter-where", Select)
-        options = [(visible(f"last: {w}"), w) for w in verdicts.wheres()]
-        with self.prevent(Select.Changed):
-            if verdicts.wheres() != self._listed_wheres:
-                select.set_options(options)
-                self._listed_wheres = verdicts.wheres()
-            if where is not None and select.value != where:
-                select.value = where
-        return where
-
-    @on(Select.Changed, "#filter-where")
-    def _where_chosen(self, event: Select.Changed) -> None:
-        event.stop()
-        self.where = None if event.value is Select.NULL else str(event.value)
-        self.show_verdicts()
-
-    @on(Input.Changed, "#search")
-    @on(Select.Changed, "#filter-category")
-    @on(Select.Changed, "#filter-kind")
-    def _filter(self, event: Message) -> None:
-        event.stop()
-        self.show_verdicts()
-
-    @on(Input.Submitted, "#search")
-    def _search_done(self) -> None:
-        self.query_one(CaseTable).focus()
 
     @on(DataTable.RowHighlighted, "#case-table")
     @on(DataTable.RowSelected, "#case-table")  # Enter on a row a filter left under the cursor
@@ -214,7 +175,12 @@ class CasesScreen(ToolstandScreen):
     def dirty(self) -> bool:
         return self.draft is not None and self.draft.changed
 
-    def _leave_draft_then(self, go: Callable[[], None], back_to: int | None = None) -> None:
+    def _leave_draft_then(
+        self,
+        go: Callable[[], None],
+        back_to: int | None = None,
+        on_keep: Callable[[], None] | None = None,
+    ) -> None:
         """Run ``go`` now, or after the user agrees to drop the unsaved draft."""
         if not self.dirty:
             go()
@@ -225,6 +191,8 @@ class CasesScreen(ToolstandScreen):
                 go()
             elif back_to is not None:
                 self.query_one(CaseTable).select_line(back_to)
+            if not discard and on_keep is not None:
+                on_keep()
 
         self.app.push_screen(
             ConfirmModal(f"Discard {self._draft_name()}?", yes="Discard", no="Keep editing"),
@@ -273,6 +241,9 @@ class CasesScreen(ToolstandScreen):
         self.draft = event.draft
         self.app.unsaved = self._draft_name() if self.dirty else None
         self._status(self._note)
+
+    def forget_draft(self) -> None:
+        self.line, self.original, self.draft = None, None, None
 
     def _status(self, note: str = "") -> None:
         self._note = note
@@ -438,17 +409,7 @@ class CasesScreen(ToolstandScreen):
 
     def action_run_case(self) -> None:
         if self.original is not None:
-            case_id = str(self.original.get("id"))
-            self.app.run_worker(self._run_in_run(case_id), exclusive=True, group="run-case")
-
-    async def _run_in_run(self, case_id: str) -> None:
-        from toolstand.tui.screens.run import RunScreen
-
-        self.app.selected_case_id = case_id
-        await self.app.switch_mode("run")
-        screen = self.app.screen
-        if isinstance(screen, RunScreen):
-            screen.prepare(case_id, run=True)
+            self.post_message(RunCase(str(self.original.get("id"))))
 
     def palette_commands(self) -> Iterator[PaletteCommand]:
         for name in TEMPLATES:

@@ -16,22 +16,27 @@ from textual import work
 
 from toolstand.run.rejudge import rejudge_record
 from toolstand.spec.cases import CaseFile
+from toolstand.tui.messages import PromoteToCase, RunCase
 from toolstand.tui.model.templates import unique_id
 from toolstand.tui.model.turns import verdict_line
 from toolstand.tui.screens.base import ToolstandScreen
-from toolstand.types import MODES, Mode
+from toolstand.types import MODES
 from toolstand.util.printable import visible
 
 if TYPE_CHECKING:
     from toolstand.history import HistoryIndex
 
 
-def promoted_case(rec: dict[str, Any], casefile: CaseFile) -> tuple[dict[str, Any], str]:
-    """A new regression case from an attempt: the case's conversation and expectation
-    under a fresh id, noting where it came from. Also says what was taken from where."""
+def promoted_case(
+    rec: dict[str, Any], casefile: CaseFile, elsewhere: Callable[[str], str | None] | None = None
+) -> tuple[dict[str, Any], str]:
+    """A new regression case from an attempt: the case's conversation, tools and
+    expectation under a fresh id, noting where it came from. Also says what was taken
+    from where. ``elsewhere`` finds the line of a case kept in another file of the config."""
     cid = str(rec.get("case_id"))
     taken = set(casefile.by_id())
-    source = next((ln for ln in casefile.lines if ln.case is not None and ln.case.id == cid), None)
+    line = next((ln for ln in casefile.lines if ln.case is not None and ln.case.id == cid), None)
+    source = line.text if line is not None else elsewhere(cid) if elsewhere else None
     mode = rec.get("mode")
     where = (
         f"regression from {rec.get('provider')}/{rec.get('model')} in mode {mode} "
@@ -42,7 +47,7 @@ def promoted_case(rec: dict[str, Any], casefile: CaseFile) -> tuple[dict[str, An
         data: dict[str, Any] = {"id": "", "user": rec.get("user") or "", "expect": {"kind": "text"}}
         said = f"case {cid} is not in {casefile.path}: expectation left for you to fill in"
     else:
-        data = copy.deepcopy(orjson.loads(source.text))
+        data = copy.deepcopy(orjson.loads(source))
         said = f"expectation copied from {cid}"
         if isinstance(rec.get("user"), str) and "user" in data and rec["user"] != data["user"]:
             data["user"] = rec["user"]  # the message as it was sent then
@@ -91,19 +96,9 @@ class AttemptActions(ToolstandScreen):
         self.load_record(row, self._promote)
 
     def _promote(self, rec: dict[str, Any]) -> None:
-        data, said = promoted_case(rec, self.app.project.casefile)
-        self.app.run_worker(self._open_in_cases(data, said), exclusive=True, group="promote")
-
-    async def _open_in_cases(self, data: dict[str, Any], said: str) -> None:
-        from toolstand.tui.screens.cases import CasesScreen
-
-        await self.app.switch_mode("cases")
-        cases = self.app.screen
-        if not isinstance(cases, CasesScreen):
-            self.app.notify("The Cases screen cannot take a new case.", severity="error")
-            return
-        cases.open_new(data)
-        self.app.notify(visible(f"New case {data['id']}: {said}. Ctrl+S saves it."), markup=False)
+        project = self.app.project
+        data, said = promoted_case(rec, project.casefile, project.case_text)
+        self.post_message(PromoteToCase(data, said))
 
     def rerun_row(self, row: int) -> None:
         ix = self.index
@@ -140,16 +135,7 @@ class AttemptActions(ToolstandScreen):
                 markup=False,
             )
             return
-        self.app.run_worker(self._open_in_run(case_id, target, mode), exclusive=True, group="rerun")
-
-    async def _open_in_run(self, case_id: str, target: int, mode: Mode) -> None:
-        from toolstand.tui.screens.run import RunScreen
-
-        self.app.selected_case_id = case_id  # the case the Run screen shows on resume
-        await self.app.switch_mode("run")
-        screen = self.app.screen
-        if isinstance(screen, RunScreen):
-            screen.prepare(case_id, target, mode, run=True)
+        self.post_message(RunCase(case_id, target, mode))
 
     def rejudge_row(self, row: int) -> None:
         self.load_record(row, lambda rec: self._rejudge(row, rec))
@@ -187,9 +173,7 @@ class AttemptActions(ToolstandScreen):
         else:
             note = visible(f"Re-judged: {before} → {after}")
             self.notify(note, severity="warning", markup=False)
-        for screen in self.app.screen_stack:
-            if isinstance(screen, ToolstandScreen):
-                screen.show_rejudged(row, new)
+        self.app.rejudged = (row, new)  # an open detail of that row watches this
 
     def copy_row(self, row: int) -> None:
         self.load_record(row, self._copy)

@@ -20,20 +20,20 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Footer, Select, Tabs
+from textual.widgets import Footer, Select
 from textual.worker import Worker, WorkerState
 
 from toolstand.spec.cases import Case
 from toolstand.tui.model.verdicts import verdict_of
-from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.screens.modals import PasteForm, PasteModal
 from toolstand.tui.screens.run_keys import RUN_BINDINGS
+from toolstand.tui.screens.run_view import RunViews
 from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.run_status import RunStatus
 from toolstand.tui.widgets.step_panel import StepPanel
 from toolstand.tui.widgets.turn_tabs import TurnTabs
-from toolstand.types import MODES, AttemptRecord, Mode
+from toolstand.types import FEEDBACK_STYLES, MODES, AttemptRecord, FeedbackStyle, Mode
 from toolstand.util.printable import visible
 
 # what the panels show: (case id, index of the configured run, mode)
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from toolstand.tui.model.live import LiveSession, TurnView
 
 
-class RunScreen(ToolstandScreen):
+class RunScreen(RunViews):
     AUTO_FOCUS = "#run-case"
     BINDINGS: ClassVar[list[BindingType]] = RUN_BINDINGS
 
@@ -78,6 +78,7 @@ class RunScreen(ToolstandScreen):
         self._paste_form = PasteForm(None, None)  # the offline judge's fields, kept
         self._case_ids: list[str] = []
         self._worker: Worker[None] | None = None
+        self._style: FeedbackStyle | None = None  # the feedback style picked for this repair
 
     def compose(self) -> ComposeResult:
         targets = self._targets()
@@ -164,9 +165,6 @@ class RunScreen(ToolstandScreen):
 
     # --- status and timer --------------------------------------------------------------
 
-    def _say(self, text: str, state: str = "") -> None:
-        self.query_one(RunStatus).say(text, state)
-
     @property
     def busy(self) -> bool:
         # a pending worker counts: it is on its way
@@ -175,14 +173,16 @@ class RunScreen(ToolstandScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
             return self.busy
-        if action == "step":
-            return self.awaiting_step and not self.busy
+        if action in ("step", "step_repair"):
+            wanted = "repair" if action == "step_repair" else "second"
+            return self.awaiting_step and not self.busy and self.step_kind == wanted
         if action == "run":
             return not self.busy and self.app.project.config is not None
         if action == "step_turn":
             return 0 <= self._turn + int(cast(int, parameters[0])) < len(self.views)
-        if action in ("edit_result", "canned"):
-            return self.query_one(StepPanel).is_open
+        if action in ("edit_result", "canned", "feedback_styles"):
+            shown = {"canned": "second", "feedback_styles": "repair"}.get(action, self.step_kind)
+            return self.query_one(StepPanel).is_open and self.step_kind == shown
         return True
 
     # --- choosing what to run ----------------------------------------------------------
@@ -274,6 +274,9 @@ class RunScreen(ToolstandScreen):
         except ValueError:
             return str(path)
 
+    def action_step_repair(self) -> None:
+        self.action_step()
+
     def action_step(self) -> None:
         panel = self.query_one(StepPanel)
         results = panel.results()
@@ -305,7 +308,10 @@ class RunScreen(ToolstandScreen):
 
         session, config = self._live(), self.app.project.config
         assert config is not None
-        await session.repair(state, style_of(state, config), results)
+        # the style sent is the one picked, else the attempt's: the record must say so
+        style = self._style or style_of(state, config)
+        await session.repair(state, style, results)
+        state.repairs[-1].feedback = style  # a later repair turn may be sent in another
         await self._next_step(session, state)
 
     def _open_repair(self, state: AttemptState) -> None:
@@ -314,7 +320,25 @@ class RunScreen(ToolstandScreen):
 
         config = self.app.project.config
         assert config is not None
-        self.query_one(StepPanel).open(*repair_offer(state, config))
+        self._style = None
+        panel = self.query_one(StepPanel)
+        panel.open(*repair_offer(state, config), prompt="feedback style…")
+
+    @on(StepPanel.Picked)
+    def _picked(self, event: StepPanel.Picked) -> None:
+        """Another feedback style loaded into the editor: that style is what is sent."""
+        style = event.name.removeprefix("feedback: ")
+        if self.step_kind != "repair" or self.state is None:
+            return
+        chosen = next((s for s in FEEDBACK_STYLES if s == style), None)
+        if chosen is None:
+            return
+        self._style = chosen
+        n = len(self.state.repairs) + 1
+        self.query_one(StepPanel).border_title = (
+            f"repair {n}: feedback to send ({chosen}) · ctrl+r edit · ctrl+l other styles"
+            " · ctrl+t sends"
+        )
 
     @on(TurnDone)
     def _turn_done(self, event: TurnDone) -> None:
@@ -455,37 +479,14 @@ class RunScreen(ToolstandScreen):
         self.query_one(TurnTabs).show_turns([], 0)
         self.refresh_bindings()
 
-    def _show_turn(self, index: int) -> None:
-        self.query_one(TurnTabs).show_turns(self.views, index)
-        self._turn = index
-        self.query_one(ExchangeView).show(self.views[index] if self.views else None)
-        self._describe()
-        self.refresh_bindings()
-
-    def _describe(self) -> None:
-        """The status line says what the panels show: which turn of which case, how it
-        ended, its network time, and how the attempt stands."""
-        from toolstand.tui.model.live import describe
-
-        if self.views and self.showing is not None:
-            self._say(describe(self.views[self._turn], self.showing[0], self._note))
-
-    def action_step_turn(self, delta: int) -> None:
-        index = self._turn + delta
-        if 0 <= index < len(self.views):
-            self._show_turn(index)
-
     def action_edit_result(self) -> None:
         self.query_one(StepPanel).focus_result()
 
     def action_canned(self) -> None:
         self.query_one(StepPanel).open_canned()
 
-    @on(Tabs.TabActivated, "#turns")
-    def _tab(self, event: Tabs.TabActivated) -> None:
-        index = TurnTabs.tab_index(event.tab)
-        if index < len(self.views) and index != self._turn:
-            self._show_turn(index)
+    def action_feedback_styles(self) -> None:
+        self.query_one(StepPanel).open_canned()
 
     async def on_unmount(self) -> None:
         if self.session is None:

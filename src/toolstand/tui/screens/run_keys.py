@@ -13,6 +13,14 @@ RUN_BINDINGS: list[BindingType] = [
         tooltip="Send turn 2 with the edited tool result",
         id="run.step",
     ),
+    # the same key, in its own words, when what it sends is a repair turn
+    Binding(
+        "ctrl+t",
+        "step_repair",
+        "Send repair turn",
+        tooltip="Send the edited feedback as the next repair turn",
+        id="run.repair",
+    ),
     Binding("escape", "cancel", "Cancel", tooltip="Cancel the request in flight", id="run.cancel"),
     Binding(
         "ctrl+o",
@@ -20,6 +28,13 @@ RUN_BINDINGS: list[BindingType] = [
         "Paste body",
         tooltip="Judge a pasted raw response body",
         id="run.paste",
+    ),
+    Binding(
+        "f6",
+        "headers",
+        "Headers",
+        tooltip="Show the URL, headers and tries of the request and response (or the bodies)",
+        id="run.headers",
     ),
     Binding(
         "left_square_bracket",
@@ -52,5 +67,13 @@ RUN_BINDINGS: list[BindingType] = [
         show=False,
         tooltip="Pick a canned tool result (a success or a problem object)",
         id="run.canned",
+    ),
+    Binding(
+        "ctrl+l",
+        "feedback_styles",
+        "Feedback styles",
+        show=False,
+        tooltip="Pick the feedback style of the repair turn (traceback, path_value, allowed…)",
+        id="run.styles",
     ),
 ]

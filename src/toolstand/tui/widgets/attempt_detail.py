@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.widgets import Static, TextArea
 
 from toolstand.history import error_code
+from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
 from toolstand.tui.model.turns import attempt_turns, repair_lines, verdict_line
 from toolstand.util.printable import visible, visible_lines
 
@@ -91,6 +92,21 @@ def explain(rec: dict[str, Any]) -> list[str]:
     return out
 
 
+def _head_text(side: Any, tries: list[dict[str, Any]], request: bool) -> str:
+    """A request's method, full URL and headers; a response's status, headers and tries."""
+    side = side if isinstance(side, dict) else {}
+    headers = side.get("headers") if isinstance(side.get("headers"), dict) else {}
+    if request:
+        lines = [f"{side.get('method', '')} {side.get('url', '')}".strip(), ""]
+    else:
+        status = side.get("status")
+        lines = [f"HTTP {status}" if status is not None else "no response", ""]
+    lines += [f"{k}: {v}" for k, v in headers.items()] or ["(no headers recorded)"]
+    if not request:
+        lines += ["", "tries:", *(f"  {x}" for x in tries_lines(tries))]
+    return "\n".join(lines)
+
+
 class AttemptDetail(Vertical):
     """Left: the raw response (or the request); right: the decision; below: the judgement."""
 
@@ -100,6 +116,7 @@ class AttemptDetail(Vertical):
         self.rejudged: dict[str, Any] | None = None
         self.turn = 1
         self.show_request = False
+        self.show_headers = False
 
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-head", markup=False)
@@ -119,6 +136,11 @@ class AttemptDetail(Vertical):
 
     def toggle_request(self) -> None:
         self.show_request = not self.show_request
+        self._fill()
+
+    def toggle_headers(self) -> None:
+        """The raw pane shows the URL or status, the headers and the tries, or the body."""
+        self.show_headers = not self.show_headers
         self._fill()
 
     def toggle_turn(self) -> bool:
@@ -142,14 +164,26 @@ class AttemptDetail(Vertical):
         what = "request" if self.show_request else "raw response"
         # the label holds the record's own feedback and index: plain text, spelled
         label = visible(shown_turn.label)
+        tries = [t for t in turn.get("tries") or [] if isinstance(t, dict)]
+        area = self.query_one("#detail-raw", TextArea)
+        if self.show_headers:
+            what += " headers"
+            area.language = None
+            area.load_text(shown(_head_text(raw, tries, self.show_request)))
+        else:
+            area.language = "json"
+            area.load_text(shown(pretty(raw)))
         self.query_one("#pane-raw").border_title = Content(f"{what} · {label}")
         self.query_one("#pane-decision").border_title = Content(f"normalized decision · {label}")
-        self.query_one("#detail-raw", TextArea).load_text(shown(pretty(raw)))
         self.query_one("#detail-decision", TextArea).load_text(shown(pretty(turn.get("decision"))))
+        total = rec.get("elapsed_ms")
+        timing = timing_line(
+            turn_ms(tries), total if isinstance(total, int | float) else None, len(turns)
+        )
         head = (
             f"{rec.get('provider')}/{rec.get('model')} · {rec.get('mode')} · "
             f"{rec.get('case_id')} #{rec.get('attempt')} · {verdict_line(rec)} · "
-            f"{rec.get('started_at')}"
+            f"{rec.get('started_at')}" + (f" · {label}: {timing}" if timing else "")
         )
         self.query_one("#detail-head", Static).update(visible(head))
         lines = explain(rec)
@@ -161,6 +195,10 @@ class AttemptDetail(Vertical):
         else:
             self.query_one("#detail-judgement").border_title = "judgement (as recorded)"
         lines += repair_lines(self.rejudged or rec, shown_turn)
+        if timing:
+            lines.append(f"{shown_turn.label}: {timing}")
+        if len(tries) > 1 or any(t.get("error_code") for t in tries):  # retries: each one
+            lines += [f"  {x}" for x in tries_lines(tries)]
         if rec.get("user"):
             lines.append(f"user: {rec['user']}")
         # each line one line: a message's own newlines and escapes are spelled

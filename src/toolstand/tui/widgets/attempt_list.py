@@ -38,16 +38,16 @@ COLUMNS: tuple[tuple[str, int, int], ...] = (
     ("#", 2, 0),
     ("verdict", 7, 0),
     ("errors", 10, 3),
-    ("latency", 7, 0),
+    ("network", 7, 0),
 )
-# what gives way, in turn, when the width is short: the provider, the date, the latency,
+# what gives way, in turn, when the width is short: the provider, the date, the network time,
 # the time, the mode; the verdict and the errors stay (80x24 with the filter panel open)
-_NARROW: dict[str, int | None] = {"provider": None, "time": 8, "latency": None, "#": None}
+_NARROW: dict[str, int | None] = {"provider": None, "time": 8, "network": None, "#": None}
 FALLBACKS: tuple[dict[str, int | None], ...] = (
     {},
     {"provider": None},
     {"provider": None, "time": 8},
-    {"provider": None, "time": 8, "latency": None},
+    {"provider": None, "time": 8, "network": None},
     {**_NARROW, "verdict": 4},
     {**_NARROW, "verdict": 4, "time": None},
     {**_NARROW, "verdict": 4, "time": None, "mode": None},
@@ -221,7 +221,7 @@ class AttemptList(ScrollView, can_focus=True):
 
     def _header(self, width: int) -> Strip:
         style = self.get_component_rich_style("attempt-list--header")
-        text = " " + " ".join(_fit(t, w, right=t in ("latency", "#")) for t, w in self._layout)
+        text = " " + " ".join(_fit(t, w, right=t in ("network", "#")) for t, w in self._layout)
         return Strip([Segment(_fit(text, width), style)], width)
 
     def _paint(self, row: int, width: int, state: int) -> Strip:
@@ -249,7 +249,7 @@ class AttemptList(ScrollView, can_focus=True):
                 cell_style = base + vstyle
             elif style:
                 cell_style = base + dim
-            cell = _fit(text, w, right=title in ("latency", "#"), middle=title in CUT_MIDDLE)
+            cell = _fit(text, w, right=title in ("network", "#"), middle=title in CUT_MIDDLE)
             segs.append(Segment(cell, cell_style))
             if n < len(self._layout) - 1:
                 segs.append(Segment(" ", base))
@@ -267,7 +267,7 @@ class AttemptList(ScrollView, can_focus=True):
             return {"pass": "pass", "fail": "FAIL", "error": "err"}.get(verdict, "?"), False
         if title == "errors":
             return visible(",".join(map(str, ix.errors_of(row)))), False
-        if title == "latency":
+        if title == "network":  # the attempt's total over all its turns (elapsed_ms)
             ms = ix.latency[row]
             return ("" if math.isnan(ms) else f"{ms:.0f}ms"), True
         facet = {"provider": "provider", "model": "model", "case": "case", "mode": "mode"}[title]

@@ -68,6 +68,7 @@ class CaseForm(VerticalScroll):
         self.casefile: CaseFile | None = None
         self.own_line: int | None = None
         self.original: dict[str, Any] | None = None
+        self._carried: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
         self.draft: Draft | None = None
         self._canned = canned_results(contract.tools)
 
@@ -159,6 +160,7 @@ class CaseForm(VerticalScroll):
     ) -> None:
         """Show a case (or a new draft) and check it against the file it will go to."""
         self.casefile, self.own_line, self.original = casefile, own_line, original
+        self._carried = (values.carried, values.carried_expect)  # no field shows these
         q = self.query_one
         q("#f-id", Input).value = values.id
         categories = list(CATEGORIES)
@@ -245,6 +247,8 @@ class CaseForm(VerticalScroll):
             followup_contains_any=text("#f-fcontains"),
             must_not_contain=text("#f-avoid"),
             note=q("#f-note", Input).value,
+            carried=self._carried[0],
+            carried_expect=self._carried[1],
         )
 
     # --- checking as you type ----------------------------------------------------------

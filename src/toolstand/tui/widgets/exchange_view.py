@@ -12,9 +12,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Static, TextArea
+from textual.widgets import ContentSwitcher, Static, TextArea
 
 from toolstand.tui.model.live import TurnView, conversation_of
+from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
 from toolstand.util.printable import visible, visible_lines
 
 _ANCHOR = "__toolstand_anchor__"
@@ -99,12 +100,8 @@ def verdict_text(view: TurnView) -> Text:
         if te.get("status") is not None:
             out.append(f"HTTP {te['status']}\n")
         out.append(f"retries made: {view.retries}\n", style="bold")
-        for i, t in enumerate(view.tries, start=1):
-            waited = f" waited {t['waited_s']:.2f} s" if t.get("waited_s") else ""
-            out.append(
-                f"  try {i}: {t.get('status') or '-'} {t.get('error_code') or 'ok'}"
-                f" {t.get('elapsed_ms', 0):.0f} ms{waited}\n"
-            )
+        for line in tries_lines(view.tries):
+            out.append(visible(f"  {line}") + "\n")
         out.append("not a verdict: left out of every quality metric", style="dim")
         return out
     # read defensively: a view can hold a judgement from an older record
@@ -136,18 +133,56 @@ def verdict_text(view: TurnView) -> Text:
     if j.get("flags"):
         out.append(f"flags: {', '.join(j['flags'])}\n", style="dim")
     if view.retries:
-        out.append(f"retries made: {view.retries}\n", style="dim")
+        out.append(f"retries made: {view.retries}\n", style="bold")
+        for line in tries_lines(view.tries):
+            out.append(visible(f"  {line}") + "\n")
     return out
 
 
+def _head_area(id: str) -> TextArea:
+    return TextArea(
+        id=id, read_only=True, soft_wrap=True, show_line_numbers=False, highlight_cursor_line=False
+    )
+
+
+def _header_lines(headers: Mapping[str, Any] | None) -> list[str]:
+    return [f"{k}: {v}" for k, v in (headers or {}).items()] or ["(no headers recorded)"]
+
+
+def request_head(req: Mapping[str, Any]) -> str:
+    """The full URL and the request headers as sent (keys redacted in the record)."""
+    lines = [f"{req.get('method', '')} {req.get('url', '')}".strip(), ""]
+    return visible_lines("\n".join(lines + _header_lines(req.get("headers"))))
+
+
+def response_head(view: TurnView) -> str:
+    """The status, the response headers kept in the record, and every try."""
+    resp = view.response or {}
+    status = f"HTTP {resp['status']}" if resp.get("status") is not None else "no response"
+    lines = [status, "", *_header_lines(resp.get("headers")), "", "tries:"]
+    lines += [f"  {x}" for x in tries_lines(view.tries)] or ["  (none recorded)"]
+    return visible_lines("\n".join(lines))
+
+
 class ExchangeView(Widget):
-    """Four panes over one TurnView; empty until something ran."""
+    """Four panes over one TurnView; empty until something ran. The request and the
+    response each show their body or, toggled, their URL, status, headers and tries."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headers_shown = False
+        self.total_ms: float | None = None  # the attempt's network time, all turns
+        self.turns = 1
+        self._view: TurnView | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="pane", id="pane-request"):
-            yield _body_area("request-body")
-        with Vertical(classes="pane", id="pane-response"):
-            yield _body_area("response-body")
+        for side in ("request", "response"):
+            with (
+                Vertical(classes="pane", id=f"pane-{side}"),
+                ContentSwitcher(initial=f"{side}-body", id=f"{side}-switch"),
+            ):
+                yield _body_area(f"{side}-body")
+                yield _head_area(f"{side}-head")
         with Vertical(classes="pane", id="pane-decision"):
             yield _body_area("decision-body")
         with VerticalScroll(classes="pane", id="pane-verdict"):
@@ -155,6 +190,14 @@ class ExchangeView(Widget):
 
     def on_mount(self) -> None:
         self.show(None)
+
+    def toggle_headers(self) -> None:
+        """Show the URL, headers and tries of both sides, or their bodies again."""
+        self.headers_shown = not self.headers_shown
+        for side in ("request", "response"):
+            shown = f"{side}-head" if self.headers_shown else f"{side}-body"
+            self.query_one(f"#{side}-switch", ContentSwitcher).current = shown
+        self.show(self._view)
 
     @staticmethod
     def _open_at(area: TextArea, line: int) -> None:
@@ -164,14 +207,19 @@ class ExchangeView(Widget):
 
     def _pane(self, name: str, title: str) -> None:
         # literal: a URL or label from outside must not be read as markup
+        if self.headers_shown and name in ("request", "response"):
+            title = f"headers: {title}"
         self.query_one(f"#pane-{name}").border_title = Content(title)
 
     def show(self, view: TurnView | None) -> None:
+        self._view = view
         q = self.query_one
         if view is None:
             for name in ("request", "response", "decision"):
                 self._pane(name, name)
                 q(f"#{name}-body", TextArea).load_text("")
+            for name in ("request", "response"):
+                q(f"#{name}-head", TextArea).load_text("")
             self._pane("verdict", "verdict")
             q("#verdict-text", Static).update(
                 Text("Run a case (ctrl+g) or paste a body (ctrl+o).", style="dim")
@@ -182,6 +230,8 @@ class ExchangeView(Widget):
         self._pane("request", f"request · {where}")
         request = q("#request-body", TextArea)
         request.load_text(pretty(req.get("body")) if req else "")
+        q("#request-head", TextArea).load_text(request_head(req) if req else "")
+        q("#response-head", TextArea).load_text(response_head(view))
         line = anchor_line(req.get("body"), view.anchor)
         self.call_after_refresh(self._open_at, request, line)
         resp = view.response
@@ -190,7 +240,8 @@ class ExchangeView(Widget):
             self._pane("response", "raw response · none")
             raw.load_text("")
         else:
-            latency = f" · {view.latency_ms:.0f} ms" if view.latency_ms is not None else ""
+            took = turn_ms(view.tries)
+            latency = f" · net {took:.0f} ms" if took is not None else ""
             tries = f" · {len(view.tries)} tries" if len(view.tries) > 1 else ""
             self._pane("response", f"raw response · HTTP {resp.get('status')}{latency}{tries}")
             body = resp.get("body")
@@ -210,4 +261,8 @@ class ExchangeView(Widget):
             else (view.judgement["verdict"] if view.judgement else "")
         )
         self._pane("verdict", visible(f"verdict · {verdict} · {view.label}"))
-        q("#verdict-text", Static).update(verdict_text(view))
+        text = verdict_text(view)
+        timing = timing_line(turn_ms(view.tries), self.total_ms, self.turns)
+        if timing:
+            text.append(f"\n{timing}", style="dim")
+        q("#verdict-text", Static).update(text)

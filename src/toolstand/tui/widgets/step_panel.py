@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from textual import on
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Label, Select, Static, TextArea
 
@@ -36,6 +38,7 @@ class StepPanel(VerticalScroll):
         self.calls: list[ToolResult] = []
         self._canned = canned_results(tools)
         self._choices: list[dict[str, dict[str, Any]]] = []
+        self.picked: str | None = None  # the name of the last choice loaded into an editor
         self.border_title = self.TITLE
 
     def open(
@@ -43,10 +46,12 @@ class StepPanel(VerticalScroll):
         results: list[ToolResult],
         choices: list[dict[str, dict[str, Any]]] | None = None,
         title: str | None = None,
+        prompt: str = "canned result…",
     ) -> None:
         """One editor per result; ``choices`` replace the canned results, per call (a
         repair turn offers each feedback style of that call's problem)."""
         self.calls = list(results)
+        self.picked = None
         self._choices = choices if choices is not None else [self._canned for _ in results]
         self.border_title = title or self.TITLE
         self.remove_children()
@@ -72,7 +77,7 @@ class StepPanel(VerticalScroll):
                 ),
                 Select(
                     [(name, name) for name in self._choices[i]],
-                    prompt="canned result…",
+                    prompt=prompt,
                     id=f"canned-{i}",
                     classes="canned",
                     compact=True,
@@ -85,6 +90,12 @@ class StepPanel(VerticalScroll):
         self.add_class("-open")
         if areas:  # the next thing to do is edit the first result
             self.call_after_refresh(areas[0].focus)
+
+    @dataclass
+    class Picked(Message):
+        """A choice (a canned result, a feedback style) was loaded into an editor."""
+
+        name: str
 
     def close(self) -> None:
         self.calls = []
@@ -125,6 +136,8 @@ class StepPanel(VerticalScroll):
         i = event.select.id.removeprefix("canned-")
         chosen = self._choices[int(i)][str(event.value)]
         self.query_one(f"#result-{i}", TextArea).load_text(_pretty(chosen))
+        self.picked = str(event.value)
+        self.post_message(self.Picked(self.picked))
         event.select.clear()
 
     def results(self) -> list[ToolResult] | None:

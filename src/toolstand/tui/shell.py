@@ -1,0 +1,44 @@
+"""The state every screen shares, as reactives on the app, below the screens.
+
+Screens type ``self.app`` as this class and watch its reactives; the app module above
+(``tui/app.py``) adds the modes and the handlers of the messages in ``tui/messages``, so
+no screen imports the app that imports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App
+from textual.reactive import reactive
+
+from toolstand.tui.model.project import Project
+from toolstand.tui.model.verdicts import LastVerdict, Verdicts
+
+
+class ToolstandShell(App[int]):
+    """The shared state: the project, the case in view, the history open, the verdicts."""
+
+    selected_case_id: reactive[str | None] = reactive(None, init=False)
+    history_path: reactive[str | None] = reactive(None, init=False)  # History's and Report's
+    unsaved: reactive[str | None] = reactive(None, init=False)  # what Cases would lose
+    # bumped on every change of ``verdicts`` (one object, updated in place)
+    verdicts_version: reactive[int] = reactive(0, init=False)
+    # a History row re-judged: (row, the record with the new judgement)
+    rejudged: reactive[tuple[int, dict[str, Any]] | None] = reactive(None, init=False)
+
+    def __init__(self, project: Project) -> None:
+        super().__init__()
+        self.project = project
+        self.verdicts = Verdicts()
+        self.remapped: dict[str, str] = {}  # the keymap's {binding id: keys}, for the help
+
+    def record_verdict(self, case_id: str, verdict: LastVerdict) -> None:
+        """A live attempt just ended: its verdict is now the case's last known one."""
+        self.verdicts.add(case_id, verdict)
+        self.verdicts_version += 1
+
+    def take_verdicts(self, found: Verdicts) -> None:
+        """The scan of the runs folder found these (this session's live ones are newer)."""
+        self.verdicts = self.verdicts.over(found)
+        self.verdicts_version += 1
