@@ -49,5 +49,9 @@ lint: $(BIN)/toolstand
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# The suite on every core (pytest-xdist; a file's tests stay on one worker, so its
+# module-scoped servers start once), then the 15 slowest tests, so a slow newcomer shows.
+PYTEST_ARGS ?= -n auto --dist loadfile --durations=15
+
 test: lint $(BFCL_WHEEL)
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_ARGS)
