@@ -22,11 +22,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import bfcl_fixtures as fx
 import orjson
 import pytest
-from bfcl_rules import bfcl_valid
 
+from tests.support import bfcl as fx
+from tests.support.bfcl_rules import bfcl_valid
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.importers.bfcl import to_case
 from toolstand.importers.bfcl_schema import wire_name

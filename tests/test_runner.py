@@ -171,14 +171,12 @@ def test_parallelism_keeps_n_in_flight(tmp_path: Path) -> None:
 
     sim_server.SimServer.stop = stop  # type: ignore[method-assign]
     try:
-        t0 = time.monotonic()
         go(inputs, out, only={"direct_lookup", "missing_id", "quote_complete", "invalid_id"})
-        elapsed = time.monotonic() - t0
     finally:
         sim_server.SimServer.stop = orig_stop  # type: ignore[method-assign]
+    # all 8 attempts (0.2 s each) were in flight at once: one round, not 8 in a row
+    # (timing the run instead would measure the machine's load)
     assert peaks == [8]
-    # 8 attempts at 0.2 s with 8 in flight: about one round, far from 8 sequential rounds
-    assert elapsed < 1.2
 
 
 def test_refuses_to_overwrite_and_resumes(tmp_path: Path) -> None:

@@ -10,10 +10,9 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.support.importers import SERVER, Cli
 from toolstand.importers.drift import compare, gate
 from toolstand.spec.contract import Contract, parse_contract
-
-from .support import SERVER, Cli
 
 
 def contract_of(tools: list[dict[str, Any]], version: str = "1", **source: Any) -> Contract:

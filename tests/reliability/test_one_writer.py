@@ -15,11 +15,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.support.runs import config_data, sim
 from toolstand.history.keep import IndexedWriter
 from toolstand.history.lock import HistoryBusy, HistoryLock, lock_path
 from toolstand.history.write import JsonlWriter, attempt_key
-
-from .support import config_data, sim
 
 
 def wait_for_holder(history: Path, proc: subprocess.Popen[bytes]) -> None:

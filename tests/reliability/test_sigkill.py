@@ -16,11 +16,10 @@ from pathlib import Path
 
 import orjson
 
+from tests.support.runs import assert_exact_matrix, config_data, make_inputs, read, sim
 from toolstand.run.runner import load_inputs, plan, run
 from toolstand.spec.config import load_config
 from toolstand.types import AttemptRecord
-
-from .support import assert_exact_matrix, config_data, make_inputs, read, sim
 
 SEED = 20261130
 RUNS = [

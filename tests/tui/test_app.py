@@ -8,14 +8,13 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import Input, Static, TextArea
 
+from tests.support.tui import SIZE, settle, wait_for
 from toolstand.tui.app import ToolstandApp, load_keymap
 from toolstand.tui.registry import ScreenEntry, factory
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
-
-from .conftest import SIZE, settle, wait_for
 
 AppFor = Callable[..., ToolstandApp]
 

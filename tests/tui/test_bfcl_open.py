@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import bfcl_fixtures as fx
 import pytest
 
+from tests.support import bfcl as fx
+from tests.support.tui import SIZE, screen_after, wait_for
 from toolstand.cli import main
 from toolstand.tui.app import make_app
 from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.report import ReportScreen
-
-from .conftest import SIZE, screen_after, wait_for
 
 
 @pytest.fixture

@@ -18,6 +18,8 @@ from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+from tests.support.tui import open_history, wait_for
+from tests.support.tui_history import write_history
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.attempt import AttemptScreen
 from toolstand.tui.screens.cases import CasesScreen
@@ -26,14 +28,9 @@ from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.case_list import CaseTable
 
-from .conftest import wait_for
-from .test_history import fixed_clock, open_history, write_history
-
 AppFor = Callable[..., ToolstandApp]
 SMALL = (80, 24)
 CLEARLY = 60  # RGB distance between two 256-colour backgrounds an eye tells apart at once
-
-__all__ = ["fixed_clock"]  # a fixture, used by name
 
 
 def rgb(style: Style | None) -> tuple[int, int, int] | None:
