@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import subprocess
 import threading
 import time
 from collections import Counter, defaultdict
@@ -89,6 +90,24 @@ def read(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     assert data.endswith(b"\n"), "the history ends in a torn line"
     recs = [orjson.loads(line) for line in data.split(b"\n")[:-1]]
     return [r for r in recs if r["type"] == "run"], [r for r in recs if r["type"] == "attempt"]
+
+
+def complete_lines(path: Path) -> list[bytes]:
+    """The lines that were whole on disk (a killed writer may leave a torn tail)."""
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    return data[: data.rfind(b"\n") + 1].splitlines()
+
+
+def wait_for_lines(path: Path, target: int, proc: subprocess.Popen[bytes]) -> None:
+    """Until the file holds ``target`` whole lines or the run ends (there is no event
+    to wait on in another process: poll the file)."""
+    deadline = time.monotonic() + 20
+    while proc.poll() is None and time.monotonic() < deadline:
+        if path.exists() and path.read_bytes().count(b"\n") >= target:
+            return
+        time.sleep(0.005)
 
 
 def assert_exact_matrix(
