@@ -49,5 +49,20 @@ lint: $(BIN)/toolstand
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint $(BFCL_WHEEL)
-	$(BIN)/pytest
+# The suite on every core (pytest-xdist; a file's tests stay on one worker, so its
+# module-scoped servers start once), then the 15 slowest tests, so a slow newcomer shows.
+PYTEST_ARGS ?= -n auto --dist loadfile --durations=15
+
+# `make lint`'s steps, with mypy (its slow part) run beside the suite: the suite leaves a
+# core idle now and then (subprocesses, servers, the TUI's timers), and mypy fills it.
+# mypy's report is printed after the suite's; either failing fails the target.
+test: $(BIN)/toolstand $(BFCL_WHEEL)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/lint-imports
+	@mkdir -p .cache
+	@echo "$(BIN)/mypy > .cache/mypy.log & $(BIN)/pytest $(PYTEST_ARGS)"
+	@$(BIN)/mypy > .cache/mypy.log 2>&1 & types=$$!; \
+	$(BIN)/pytest $(PYTEST_ARGS); tests=$$?; \
+	wait $$types; typed=$$?; cat .cache/mypy.log; \
+	[ $$tests -eq 0 ] && [ $$typed -eq 0 ] || exit $$(( tests ? tests : typed ))

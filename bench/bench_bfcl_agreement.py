@@ -14,9 +14,16 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))  # the perturbations and classes the test uses
+sys.path.insert(0, str(ROOT))  # tests.support: the perturbations and classes the test uses
 
-from bfcl_agreement import CACHE, ON_PURPOSE, WHEEL_NAME, compare, real_checker, real_entries  # noqa: E402
+from tests.support.bfcl_agreement import (  # noqa: E402
+    CACHE,
+    ON_PURPOSE,
+    WHEEL_NAME,
+    compare,
+    real_checker,
+    real_entries,
+)
 
 
 def pct(part: int, whole: int) -> str:

@@ -14,9 +14,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-import bfcl_fixtures as fx
 import pytest
-from bfcl_agreement import (
+
+from tests.support import bfcl as fx
+from tests.support.bfcl_agreement import (
     CACHE,
     ON_PURPOSE,
     WHEEL_NAME,
@@ -26,8 +27,7 @@ from bfcl_agreement import (
     real_entries,
     toolstand_pass,
 )
-from bfcl_rules import bfcl_valid
-
+from tests.support.bfcl_rules import bfcl_valid
 from toolstand.importers.bfcl import to_case
 from toolstand.spec.cases import Case
 

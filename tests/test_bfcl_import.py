@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import bfcl_fixtures as fx
 import orjson
 import pytest
 
+from tests.support import bfcl as fx
 from toolstand.cli import main
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.importers.bfcl import check_categories, import_category

@@ -8,8 +8,8 @@ from typing import Any
 
 import orjson
 import pytest
-from record_factory import attempt, err, header, judgement, sig, text_judgement, write_jsonl
 
+from tests.support.records import attempt, err, header, judgement, sig, text_judgement, write_jsonl
 from toolstand.reporting.commands import cmd_compare
 from toolstand.reporting.compare import compare, load_report
 from toolstand.reporting.formats import dumps_json, to_json

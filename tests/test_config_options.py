@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 import pytest
-from test_runner import go, make_inputs, read, sim
 
+from tests.support.runs import go, make_inputs, read, sim
 from toolstand.cli_parser import build_parser
 from toolstand.spec.config import OPTIONS_BY_API, parse_config
 from toolstand.util.problems import LoadError

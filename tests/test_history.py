@@ -6,7 +6,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-from record_factory import (
+
+from tests.support.records import (
     attempt,
     err,
     header,
@@ -16,7 +17,6 @@ from record_factory import (
     transport,
     write_jsonl,
 )
-
 from toolstand.history.read import (
     HistoryWarning,
     decode_metrics,

@@ -12,7 +12,8 @@ from typing import Any
 
 import orjson
 import pytest
-from record_factory import (
+
+from tests.support.records import (
     attempt,
     err,
     header,
@@ -22,7 +23,6 @@ from record_factory import (
     transport,
     write_jsonl,
 )
-
 from toolstand.history import sidecar
 from toolstand.history.columns import Facet
 from toolstand.history.files import describe_run_file, list_run_files

@@ -7,8 +7,8 @@ from typing import Any
 
 import orjson
 import pytest
-from record_factory import attempt, err, header, judgement, second_turn, transport
 
+from tests.support.records import attempt, err, header, judgement, second_turn, transport
 from toolstand.history import keep as history_keep
 from toolstand.history import sidecar as history_sidecar
 from toolstand.history.index import HistoryIndex

@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 import pytest
-from record_factory import attempt, err, header, judgement, write_jsonl
 
+from tests.support.records import attempt, err, header, judgement, write_jsonl
 from toolstand.adapters import get_adapter
 from toolstand.decision import ModelDecision
 from toolstand.run.rejudge import rejudge_file

@@ -11,8 +11,8 @@ from typing import Any
 
 import orjson
 import pytest
-from record_factory import attempt, header, judgement, write_jsonl
 
+from tests.support.records import attempt, header, judgement, write_jsonl
 from toolstand.attempt.feedback import validation_problem
 from toolstand.decision import ToolCall
 from toolstand.history import in_key_order

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from record_factory import attempt, header, write_jsonl
-from test_metrics import EXPECTED, suite
 
+from tests.support.metrics_suite import EXPECTED, suite
+from tests.support.records import attempt, header, write_jsonl
 from toolstand.reporting.commands import cmd_report
 from toolstand.reporting.formats import (
     CSV_COLUMNS,

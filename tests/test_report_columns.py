@@ -11,11 +11,19 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import bfcl_fixtures as fx
 import orjson
 import pytest
-from record_factory import attempt, err, header, judgement, lead_order, second_turn, transport
 
+from tests.support import bfcl as fx
+from tests.support.records import (
+    attempt,
+    err,
+    header,
+    judgement,
+    lead_order,
+    second_turn,
+    transport,
+)
 from toolstand.cli import main
 from toolstand.history import sidecar
 from toolstand.history.index import HistoryIndex

@@ -12,8 +12,8 @@ from typing import Any
 
 import orjson
 import pytest
-from record_factory import attempt, err, header, judgement, write_jsonl
 
+from tests.support.records import attempt, err, header, judgement, write_jsonl
 from toolstand.cli import main
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.judge.normalize import normalized_repair

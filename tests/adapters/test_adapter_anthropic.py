@@ -6,10 +6,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.adapters import GET_ORDER, GET_ORDER_PARAMS, SYSTEM, USER, body, build, html_502
 from toolstand.adapters.anthropic import AnthropicAdapter
 from toolstand.adapters.base import RequestSettings, ToolResult
-
-from .support import GET_ORDER, GET_ORDER_PARAMS, SYSTEM, USER, body, build, html_502
 
 API = "anthropic"
 adapter = AnthropicAdapter()

@@ -6,10 +6,7 @@ from typing import Any
 
 import pytest
 
-from toolstand.adapters.base import RequestSettings, ToolResult
-from toolstand.adapters.gemini import GeminiAdapter
-
-from .support import (
+from tests.support.adapters import (
     GET_ORDER,
     GET_ORDER_PARAMS,
     QUOTE_DELIVERY,
@@ -20,6 +17,8 @@ from .support import (
     build,
     html_502,
 )
+from toolstand.adapters.base import RequestSettings, ToolResult
+from toolstand.adapters.gemini import GeminiAdapter
 
 API = "gemini"
 adapter = GeminiAdapter()

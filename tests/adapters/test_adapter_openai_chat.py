@@ -7,10 +7,7 @@ from typing import Any
 import orjson
 import pytest
 
-from toolstand.adapters.base import RequestSettings, ToolResult
-from toolstand.adapters.openai_chat import OpenAIChatAdapter
-
-from .support import (
+from tests.support.adapters import (
     GET_ORDER,
     GET_ORDER_PARAMS,
     MESSAGES,
@@ -21,6 +18,8 @@ from .support import (
     build,
     html_502,
 )
+from toolstand.adapters.base import RequestSettings, ToolResult
+from toolstand.adapters.openai_chat import OpenAIChatAdapter
 
 API = "openai-chat"
 adapter = OpenAIChatAdapter()

@@ -6,10 +6,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.adapters import GET_ORDER, GET_ORDER_PARAMS, SYSTEM, USER, body, build, html_502
 from toolstand.adapters.base import RequestSettings, ToolResult
 from toolstand.adapters.openai_responses import OpenAIResponsesAdapter
-
-from .support import GET_ORDER, GET_ORDER_PARAMS, SYSTEM, USER, body, build, html_502
 
 API = "openai-responses"
 adapter = OpenAIResponsesAdapter()

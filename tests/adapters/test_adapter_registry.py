@@ -8,11 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.adapters import PLANTED_KEY, TOOLS, build
 from toolstand.adapters import APIS, UnknownApiError, get_adapter
 from toolstand.adapters.base import RETRYABLE_CODES, RequestSettings
 from toolstand.decision import DECISION_KINDS
-
-from .support import PLANTED_KEY, TOOLS, build
 
 
 def test_api_names_and_versions() -> None:

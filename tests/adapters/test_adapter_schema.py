@@ -5,14 +5,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from tests.support.adapters import GET_ORDER, QUOTE_DELIVERY
 from toolstand.adapters.gemini_parameters import to_gemini_parameters
 from toolstand.adapters.schema import (
     check_sent_schema,
     check_sent_tools,
     strip_private,
 )
-
-from .support import GET_ORDER, QUOTE_DELIVERY
 
 
 def notes_of(notes: list[Any]) -> list[tuple[str, str, str, str]]:

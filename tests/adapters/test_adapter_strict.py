@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import orjson
 
+from tests.support.adapters import MESSAGES, SYSTEM, settings
 from toolstand.adapters import get_adapter, tools_payload
 from toolstand.adapters.strict import nullable, nulls_as_absent, rewrite_strict
 from toolstand.attempt.arms import run_attempt
@@ -21,8 +22,6 @@ from toolstand.spec.config import Config
 from toolstand.spec.contract import Contract, ToolSpec
 from toolstand.transport import RetryPolicy, make_client
 from toolstand.types import Api
-
-from .support import MESSAGES, SYSTEM, settings
 
 BOOK_PARAMS: dict[str, Any] = {
     "type": "object",

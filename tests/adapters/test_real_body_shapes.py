@@ -13,12 +13,11 @@ from typing import Any
 
 import pytest
 
+from tests.support.adapters import body
 from toolstand.adapters import APIS, get_adapter
 from toolstand.judge.verdict import judge
 from toolstand.spec.cases import CaseFile
 from toolstand.spec.contract import Contract
-
-from .support import body
 
 SHAPES: list[tuple[str, str, str, list[str], list[str], list[str]]] = [
     # api, fixture, kind, codes for direct_lookup, for missing_id, for refuse_forgery

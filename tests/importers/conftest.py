@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.importers import Cli, Ran
 from toolstand.cli import main
-
-from .support import Cli, Ran
 
 
 @pytest.fixture

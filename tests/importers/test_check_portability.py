@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .support import Cli
+from tests.support.importers import Cli
 
 
 def _contract(tmp_path: Path, tools: list[dict[str, object]]) -> Path:

@@ -5,23 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import orjson
 import pytest
 
+from tests.support.importers import SERVER, Cli, contract_of
 from toolstand.importers.drift import compare, gate
-from toolstand.spec.contract import Contract, parse_contract
-
-from .support import SERVER, Cli
-
-
-def contract_of(tools: list[dict[str, Any]], version: str = "1", **source: Any) -> Contract:
-    data: dict[str, Any] = {"name": "c", "version": version, "tools": tools}
-    if source:
-        data["x-source"] = source
-    return parse_contract(json.dumps(data))
-
+from toolstand.spec.contract import parse_contract
 
 SCHEMA = {
     "type": "object",

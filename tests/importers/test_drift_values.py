@@ -8,10 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.support.importers import Cli, contract_of
 from toolstand.importers.drift import compare
-
-from .support import Cli
-from .test_drift import contract_of
 
 
 def _tool(**schema: Any) -> dict[str, Any]:

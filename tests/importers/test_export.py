@@ -5,11 +5,10 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from tests.support.importers import Cli
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import RequestSettings
 from toolstand.spec.contract import Contract
-
-from .support import Cli
 
 APIS = {"openai": "openai-chat", "openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"}  # fmt: skip
 

@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.importers import SERVER, Cli
 from toolstand.importers.mcp import Listing, listing_tools
 from toolstand.spec.contract import Contract, load_contract
-
-from .support import SERVER, Cli
 
 NAMES = ["get_order", "list_orders", "add_note", "cancel_order", "track_parcel"]
 

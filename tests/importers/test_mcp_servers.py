@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.importers import Cli, Ran, raw_server, tool
 from toolstand.spec.contract import load_contract
-
-from .support import Cli, Ran, raw_server, tool
 
 
 def _import(cli: Cli, out: Path, *flags: str) -> Ran:

@@ -9,12 +9,11 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.support.importers import Cli
 from toolstand.importers.build import write_new
 from toolstand.importers.providers import parse_provider_tools
 from toolstand.spec.contract import load_contract
 from toolstand.util.problems import LoadError
-
-from .support import Cli
 
 CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 WHEN = {

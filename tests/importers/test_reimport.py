@@ -8,9 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.support.importers import Cli, raw_server, tool
 from toolstand.spec.contract import load_contract
-
-from .support import Cli, raw_server, tool
 
 FAKE = [{"when": {}, "result": {"ok": True, "note_id": "n1"}}]
 SIM = {"hints": ["jot"]}

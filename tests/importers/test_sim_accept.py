@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import HERE, Cli
+from tests.support.importers import HERE, Cli
 
 ROOT = HERE.parents[1]
 

@@ -22,6 +22,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from tests.support.mutation import ODD_VALUES, get_at, mutate, paths, set_at
+from tests.support.runs import TRANSPORT_CODES
 from toolstand.adapters import APIS, get_adapter
 from toolstand.adapters.base import (
     ErrorClass,
@@ -36,9 +38,6 @@ from toolstand.judge.verdict import judge, judge_followup
 from toolstand.spec.cases import load_cases
 from toolstand.spec.contract import load_contract
 from toolstand.transport import decode_body
-
-from .mutation import ODD_VALUES, get_at, mutate, paths, set_at
-from .support import TRANSPORT_CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 BODIES = ROOT / "tests" / "fixtures" / "bodies"

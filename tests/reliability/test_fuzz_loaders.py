@@ -13,12 +13,11 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.mutation import mutate
 from toolstand.spec.cases import CaseFile, parse_cases
 from toolstand.spec.config import Config, parse_config
 from toolstand.spec.contract import Contract, parse_contract
 from toolstand.util.problems import LoadError, Problem
-
-from .mutation import mutate
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES_BYTES = (ROOT / "cases" / "delivery.jsonl").read_bytes()

@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 import pytest
-from record_factory import attempt, err, header, text_judgement, transport, write_jsonl
 
+from tests.support.records import attempt, err, header, text_judgement, transport, write_jsonl
 from toolstand.cli import main
 from toolstand.reporting.commands import cmd_compare
 from toolstand.reporting.compare import compare, load_report

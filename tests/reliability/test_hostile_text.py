@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 import pytest
-from record_factory import attempt, err, header, judgement, transport, write_jsonl
 
+from tests.support.records import attempt, err, header, judgement, transport, write_jsonl
 from toolstand.cli import main
 from toolstand.lint.check import run_check
 from toolstand.reporting.commands import cmd_compare, cmd_report

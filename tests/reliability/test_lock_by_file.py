@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.runs import go, make_inputs, sim
 from toolstand.history.lock import HistoryBusy, HistoryLock
 from toolstand.history.sidecar import sidecar_path
 from toolstand.util.problems import LoadError
-
-from .support import go, make_inputs, sim
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 import pytest
-from record_factory import attempt, header, lead_order, transport, write_jsonl
 
+from tests.support.records import attempt, header, lead_order, transport, write_jsonl
 from toolstand.history.index import HistoryIndex
 from toolstand.history.read import in_key_order, iter_records
 from toolstand.reporting.compare import load_report

@@ -15,11 +15,10 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.support.runs import config_data, sim
 from toolstand.history.keep import IndexedWriter
 from toolstand.history.lock import HistoryBusy, HistoryLock, lock_path
 from toolstand.history.write import JsonlWriter, attempt_key
-
-from .support import config_data, sim
 
 
 def wait_for_holder(history: Path, proc: subprocess.Popen[bytes]) -> None:
@@ -37,8 +36,13 @@ def wait_for_holder(history: Path, proc: subprocess.Popen[bytes]) -> None:
 
 def test_a_second_writer_is_refused_naming_the_holder(tmp_path: Path) -> None:
     cfg = tmp_path / "config.json"
-    # slow enough that the first run is still writing while the others start
-    data = config_data([sim("sim-careful", "openai-chat")], sim={"latency_s": 0.5})
+    # the first run holds the history until it is killed: every answer takes a minute,
+    # so however slowly the machine starts the other three, it is still writing
+    data = config_data(
+        [sim("sim-careful", "openai-chat")],
+        sim={"latency_s": 60},
+        timeouts={"connect_s": 10, "read_s": 120},
+    )
     cfg.write_bytes(orjson.dumps(data))
     out = tmp_path / "run.jsonl"
     cmd = [sys.executable, "-m", "toolstand", "run", "--config", str(cfg), "--output", str(out)]

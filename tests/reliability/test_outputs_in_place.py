@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from record_factory import attempt, header, write_jsonl
 
+from tests.support.records import attempt, header, write_jsonl
 from toolstand.cli import main
 from toolstand.spec.casefile_edit import append_line
 from toolstand.util.canonical import sha256_hex

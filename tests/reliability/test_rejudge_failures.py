@@ -13,10 +13,9 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.support.runs import config_data, sim
 from toolstand.cli import main
 from toolstand.history.lock import HistoryLock
-
-from .support import config_data, sim
 
 
 @pytest.fixture

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import orjson
 
+from tests.support.runs import go, make_inputs, read, sim
 from toolstand.history.write import repair_tail
-
-from .support import go, make_inputs, read, sim
 
 ONLY = {"direct_lookup", "missing_id"}
 

@@ -10,10 +10,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.support.runs import ROOT, config_data, sim
 from toolstand.cli import main
 from toolstand.lint.check import run_check
-
-from .support import ROOT, config_data, sim
 
 TOOLS = ROOT / "contracts" / "delivery_tools.json"
 CASES = ROOT / "cases" / "delivery.jsonl"

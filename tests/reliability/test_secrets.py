@@ -24,9 +24,8 @@ from urllib.parse import parse_qs, urlsplit
 import orjson
 import pytest
 
+from tests.support.runs import config_data, read, serving, sim
 from toolstand.types import APIS
-
-from .support import config_data, read, serving, sim
 
 KEY = "sk-PLANTED-" + secrets.token_hex(16)
 ENV = "TOOLSTAND_TEST_PLANTED_KEY"
@@ -172,7 +171,9 @@ def test_a_planted_key_never_leaves_the_process(tmp_path: Path, echo_server: Ech
     runs += [sim("sim-flaky", api, api_key_env=ENV) for api in APIS]
     cfg = tmp_path / "config.json"
     retry = {"max_retries": 1, "base_delay_s": 0, "max_delay_s": 0, "total_budget_s": 5}
-    cfg.write_bytes(orjson.dumps(config_data(runs, retry=retry, parallelism=8)))
+    # sim-flaky holds some connections until the client gives up: give up soon
+    timeouts = {"connect_s": 2, "read_s": 1}
+    cfg.write_bytes(orjson.dumps(config_data(runs, retry=retry, parallelism=8, timeouts=timeouts)))
     out = tmp_path / "runs" / "run.jsonl"
     env = dict(os.environ, **{ENV: KEY})
     toolstand = [sys.executable, "-m", "toolstand"]

@@ -16,11 +16,18 @@ from pathlib import Path
 
 import orjson
 
+from tests.support.runs import (
+    assert_exact_matrix,
+    complete_lines,
+    config_data,
+    make_inputs,
+    read,
+    sim,
+    wait_for_lines,
+)
 from toolstand.run.runner import load_inputs, plan, run
 from toolstand.spec.config import load_config
 from toolstand.types import AttemptRecord
-
-from .support import assert_exact_matrix, config_data, make_inputs, read, sim
 
 SEED = 20261130
 RUNS = [
@@ -30,24 +37,6 @@ RUNS = [
     sim("sim-sloppy", "openai-responses"),
     sim("sim-flaky", "openai-chat"),
 ]
-
-
-def complete_lines(path: Path) -> list[bytes]:
-    """The lines that were whole on disk (a killed writer may leave a torn tail)."""
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    return data[: data.rfind(b"\n") + 1].splitlines()
-
-
-def wait_for_lines(path: Path, target: int, proc: subprocess.Popen[bytes]) -> None:
-    """Until the file holds ``target`` whole lines or the run ends (there is no event
-    to wait on in another process: poll the file)."""
-    deadline = time.monotonic() + 20
-    while proc.poll() is None and time.monotonic() < deadline:
-        if path.exists() and path.read_bytes().count(b"\n") >= target:
-            return
-        time.sleep(0.005)
 
 
 def test_sigkill_at_random_points_then_resume(tmp_path: Path) -> None:

@@ -9,12 +9,11 @@ from pathlib import Path
 import orjson
 import pytest
 
+from tests.support.runs import ROOT, config_data, sim
 from toolstand.spec.cases import parse_cases
 from toolstand.spec.config import parse_config
 from toolstand.spec.contract import parse_contract
 from toolstand.util.problems import LoadError
-
-from .support import ROOT, config_data, sim
 
 ALLOWED = 'give "sim" or an http(s) URL with a host, such as https://api.openai.com/v1'
 

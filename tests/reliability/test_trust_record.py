@@ -15,17 +15,20 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.support.runs import ROOT, check_record, config_data, go, make_inputs, read, serving, sim
 from toolstand.history.write import attempt_key
 from toolstand.util.redact import REDACTED
-
-from .support import ROOT, check_record, config_data, go, make_inputs, read, serving, sim
 
 ENV = "TOOLSTAND_TEST_TRUST_KEY"
 ENV_B = "TOOLSTAND_TEST_TRUST_KEY_B"
 ONLY = {"direct_lookup", "missing_id", "recovery_lookup_ok"}
-# what differs between two runs of the same matrix whatever the keys (a second turn's
-# answer carries the time it was made)
-VOLATILE = {"run_id", "started_at", "elapsed_ms", "latency_ms", "ttfb_ms", "tries", "second_turn"}
+# what differs between two runs of the same matrix whatever the keys: times, and what a
+# loaded machine changes (retries, the tries' latencies, a second turn's); an answer
+# carries the second it was made in ("created"), which two runs can straddle
+VOLATILE = {
+    *("run_id", "started_at", "elapsed_ms", "latency_ms", "ttfb_ms"),
+    *("tries", "retries", "second_turn"),
+}
 
 
 class LocalServer(ThreadingHTTPServer):
@@ -72,17 +75,27 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def server() -> Iterator[LocalServer]:
-    srv = LocalServer(("127.0.0.1", 0), Handler)
-    srv.seen, srv.cookie, srv.echo = [], "none", ""
-    with serving(srv):
+@pytest.fixture(scope="module")
+def listening() -> Iterator[LocalServer]:
+    """One server for the module's tests, on a port of its own (port 0)."""
+    with serving(LocalServer(("127.0.0.1", 0), Handler)) as srv:
         yield srv
+
+
+@pytest.fixture
+def server(listening: LocalServer) -> LocalServer:
+    """The module's server with what it saw and says reset for this test."""
+    listening.seen, listening.cookie, listening.echo = [], "none", ""
+    return listening
 
 
 def stable(rec: dict[str, Any]) -> dict[str, Any]:
     out = {k: v for k, v in rec.items() if k not in VOLATILE}
     out["request"] = {k: v for k, v in rec["request"].items() if k != "url"}  # the port
+    response = rec["response"]
+    if response is not None and isinstance(response["body"], dict):
+        body = {k: v for k, v in response["body"].items() if k != "created"}
+        out["response"] = {**response, "body": body}
     return out
 
 

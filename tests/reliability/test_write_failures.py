@@ -17,11 +17,10 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.support.runs import assert_exact_matrix, config_data, read, sim
 from toolstand.cli import main
 from toolstand.run.runner import load_inputs
 from toolstand.spec.config import load_config
-
-from .support import assert_exact_matrix, config_data, read, sim
 
 
 def write_config(tmp_path: Path, **extra: Any) -> Path:

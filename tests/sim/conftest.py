@@ -4,8 +4,8 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from simwire import ROOT
 
+from tests.support.simwire import ROOT
 from toolstand.sim import SimServer
 from toolstand.spec.cases import Case, load_cases
 from toolstand.spec.contract import Contract, load_contract

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
-from simwire import HEADERS, ask, build, for_case, path, send
 
+from tests.support.simwire import HEADERS, ask, build, for_case, path, send
 from toolstand.sim import MODELS
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract
@@ -109,12 +111,13 @@ async def test_bad_stream_values_and_malformed_bodies_are_400(
         body["stream_options"] = {"include_usage": True}
         resp = await send(client, api, "sim-careful", body)
         assert resp.status_code == 400 and "stream_options" in envelope_message(api, resp.json())
-    empty = {
+    empties: dict[str, dict[str, Any]] = {
         "openai-chat": {"model": "sim-careful", "messages": []},
         "openai-responses": {"model": "sim-careful"},
         "anthropic": {"model": "sim-careful", "max_tokens": 10},
         "gemini": {"contents": []},
-    }[api]
+    }
+    empty = empties[api]
     assert (await send(client, api, "sim-careful", empty)).status_code == 400
 
 

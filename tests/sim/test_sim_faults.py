@@ -8,8 +8,8 @@ from collections import Counter
 
 import httpx
 import pytest
-from simwire import HEADERS, for_case, path
 
+from tests.support.simwire import HEADERS, for_case, path
 from toolstand.sim import SimServer
 from toolstand.sim.personas import FLAKY_FAULT_RATES
 from toolstand.spec.cases import Case

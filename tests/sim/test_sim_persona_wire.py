@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from simwire import ask, fake_execute, for_case, second
 
+from tests.support.simwire import ask, fake_execute, for_case, second
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract
 from toolstand.types import APIS

@@ -7,17 +7,14 @@ import math
 import orjson
 import pytest
 
+from tests.support.personas import effects, second_turn, turn_for
 from toolstand.sim import personas as P
 from toolstand.sim.invent import derived_stems, fill_pattern, hint_tool, hints_for, invent_arguments
 from toolstand.sim.personas import careful, check_fault_rates, decide
 from toolstand.sim.turn import (
     Answer,
-    Choice,
     Draws,
-    ModelRequest,
-    PriorCall,
     SimCall,
-    ToolOutput,
     limit_tokens,
 )
 from toolstand.spec.cases import Case
@@ -30,29 +27,6 @@ def answered(outcome: object) -> Answer:
     """A persona's answer, where the test planted no fault."""
     assert isinstance(outcome, Answer), outcome
     return outcome
-
-
-def turn_for(
-    case: Case,
-    contract: Contract,
-    *,
-    api: str = "openai-chat",
-    reverse: bool = False,
-    choice: Choice = "auto",
-) -> ModelRequest:
-    specs = contract.subset(case.active_tools)
-    if reverse:
-        specs = specs[::-1]
-    conversation = tuple((m["role"], m["content"].strip()) for m in case.conversation)
-    request = ModelRequest(
-        api, "sim-test", conversation, {t.name: t.parameters for t in specs}, choice
-    )
-    request.hints = hints_for(contract.tools)
-    return request
-
-
-def effects(contract: Contract) -> dict[str, str]:
-    return {t.name: t.effect for t in contract.tools}
 
 
 def within(observed: int, trials: int, rate: float) -> bool:
@@ -128,13 +102,6 @@ def test_eager_points_at_the_tool_the_words_name_and_invents_values(
                 Draws(i),
             )
             assert isinstance(answer, Answer) and answer.kind != "calls"
-
-
-def second_turn(case: Case, contract: Contract, call: SimCall, result: dict) -> ModelRequest:
-    turn = turn_for(case, contract)
-    turn.calls = [PriorCall("call_1", call.name, call.arguments)]
-    turn.results = [ToolOutput("call_1", call.name, result)]
-    return turn
 
 
 def test_eager_after_errors_repeats_execute_tools_or_claims_success(

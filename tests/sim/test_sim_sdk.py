@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 import anthropic
 import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageFunctionToolCall
-from simwire import Call, fake_execute, tools_payload
 
+from tests.support.simwire import Call, fake_execute, tools_payload
 from toolstand.sim import SimServer, sim_base_url
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract
@@ -128,7 +128,9 @@ async def test_openai_errors_map_to_sdk_exceptions(
     ]
     with pytest.raises(openai.BadRequestError):
         await oai.chat.completions.create(
-            model="sim-careful", messages=bad, tools=tools_payload("openai-chat", contract.tools)
+            model="sim-careful",
+            messages=bad,
+            tools=cast(Any, tools_payload("openai-chat", contract.tools)),
         )
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from simwire import FOLLOWUP_CASES
-from test_sim_personas import effects, second_turn
 
+from tests.support.personas import effects, second_turn
+from tests.support.simwire import FOLLOWUP_CASES
 from toolstand.attempt.executor import execute
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.judge.verdict import judge_followup

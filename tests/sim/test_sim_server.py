@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import orjson
 import pytest
-from simwire import HEADERS, ROOT, for_case, path
 
+from tests.support.simwire import HEADERS, ROOT, for_case, path
 from toolstand.sim import SimServer, banner, serve_in_thread, sim_base_url
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract
@@ -82,7 +82,9 @@ async def test_max_in_flight_reaches_the_concurrency(
         elapsed = time.monotonic() - started
     assert all(r.status_code == 200 for r in replies)
     assert server.max_in_flight == n and server.requests_total == n and server.in_flight == 0
-    assert 0.2 <= elapsed < 0.2 * n / 2  # delayed, and in parallel rather than one after another
+    # delayed; in parallel rather than one after another, as max_in_flight == n shows
+    # (an upper bound on the time would measure the machine's load, not the server)
+    assert elapsed >= 0.2
 
 
 async def read_response(reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes]:

@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 import orjson
 import pytest
-from simstream import Event, assemble, parse_sse, send_stream
-from simwire import build, for_case, read, send
 
+from tests.support.simstream import Event, assemble, parse_sse, send_stream
+from tests.support.simwire import build, for_case, read, send
 from toolstand.sim import SimServer
 from toolstand.sim.personas import STREAM_FAULTS
 from toolstand.sim.stream_faults import STREAM_FAULTS as FAULT_APIS

@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 import pytest
-from simstream import streamed
-from simwire import for_case
 
+from tests.support.simstream import streamed
+from tests.support.simwire import for_case
 from toolstand.sim.streaming import unstreamed
 from toolstand.spec.cases import Case
 from toolstand.spec.config import parse_config

@@ -12,8 +12,8 @@ import anthropic
 import httpx
 import openai
 import pytest
-from simwire import HEADERS, tools_payload
 
+from tests.support.simwire import HEADERS, tools_payload
 from toolstand.sim import SimServer, sim_base_url
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract

@@ -8,9 +8,9 @@ from typing import Any
 import httpx
 import orjson
 import pytest
-from simstream import assemble, streamed, terminal_response
-from simwire import Read, build, for_case, read, send
 
+from tests.support.simstream import assemble, streamed, terminal_response
+from tests.support.simwire import Read, build, for_case, read, send
 from toolstand.sim import SimServer
 from toolstand.sim.stream import PIECE_MAX, TOKEN_SIZES
 from toolstand.spec.cases import Case

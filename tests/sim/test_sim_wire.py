@@ -6,8 +6,17 @@ from collections import Counter
 
 import httpx
 import pytest
-from simwire import FOLLOWUP_CASES, ask, build, call_key, fake_execute, for_case, second, send
 
+from tests.support.simwire import (
+    FOLLOWUP_CASES,
+    ask,
+    build,
+    call_key,
+    fake_execute,
+    for_case,
+    second,
+    send,
+)
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract
 from toolstand.types import APIS

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .support import decide, sse
+from tests.support.streams import decide, sse
 
 STREAMS = Path(__file__).parent.parent / "fixtures" / "streams"
 

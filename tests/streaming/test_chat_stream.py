@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .support import decide, sse
+from tests.support.streams import decide, sse
 
 STREAMS = Path(__file__).parent.parent / "fixtures" / "streams"
 API = "openai-chat"

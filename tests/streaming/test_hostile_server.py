@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 import gzip
 
+from tests.support.streams import server
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import RequestSettings
 from toolstand.transport import Exchange, RetryPolicy, exchange, make_client
-
-from .support import server
 
 
 async def send(base_url: str, policy: RetryPolicy) -> Exchange:

@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.support.streams import decide, responses_stream, sse
 from toolstand.adapters import get_adapter
 from toolstand.judge.verdict import judge
 from toolstand.spec.cases import Case
 from toolstand.spec.contract import Contract
-
-from .support import decide, responses_stream, sse
 
 STREAMS = Path(__file__).parent.parent / "fixtures" / "streams"
 API = "openai-responses"

@@ -11,9 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.streams import STREAMERS, decide
 from toolstand.adapters import get_adapter
-
-from .support import STREAMERS, decide
 
 BODIES = Path(__file__).parent.parent / "fixtures" / "bodies"
 FIXTURES = {

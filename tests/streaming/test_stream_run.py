@@ -12,11 +12,10 @@ from typing import Any
 import orjson
 import pytest
 
+from tests.support.streams import chat_stream, server
 from toolstand.run.rejudge import rejudge_file
 from toolstand.run.runner import load_inputs, plan, run
 from toolstand.spec.config import parse_config
-
-from .support import chat_stream, server
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 KEY_ENV = "TS_STREAM_TEST_KEY"

@@ -14,13 +14,12 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.streams import chat_stream
 from toolstand.adapters import get_adapter
 from toolstand.adapters.base import RequestSettings
 from toolstand.adapters.streaming import streamed
 from toolstand.transport import Exchange, RetryPolicy, exchange, make_client
 from toolstand.transport_stream import exchange_decision, recorded_answer
-
-from .support import chat_stream
 
 STREAMS = Path(__file__).parent.parent / "fixtures" / "streams"
 SSE = {"content-type": "text/event-stream; charset=utf-8"}

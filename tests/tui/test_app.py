@@ -9,6 +9,7 @@ from textual.command import CommandPalette
 from textual.message import Message
 from textual.widgets import Input, Static, TextArea
 
+from tests.support.tui import SIZE, settle, wait_for
 from toolstand.tui.app import ToolstandApp, load_keymap
 from toolstand.tui.messages import OpenCase, PromoteToCase, RunCase
 from toolstand.tui.registry import ScreenEntry, factory
@@ -16,8 +17,6 @@ from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
-
-from .conftest import SIZE, settle, wait_for
 
 AppFor = Callable[..., ToolstandApp]
 

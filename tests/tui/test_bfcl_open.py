@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import bfcl_fixtures as fx
 import orjson
 import pytest
 from textual.widgets import Select
 
+from tests.support import bfcl as fx
+from tests.support.tui import SIZE, screen_after, wait_for
 from toolstand.cli import main
 from toolstand.spec.cases import case_paths
 from toolstand.tui.app import make_app
@@ -17,8 +18,6 @@ from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.case_form import CaseForm
-
-from .conftest import SIZE, screen_after, wait_for
 
 
 @pytest.fixture

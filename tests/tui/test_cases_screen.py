@@ -9,14 +9,13 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static, TextArea
 
+from tests.support.tui import SIZE, type_into, wait_for
 from toolstand.spec.cases import load_cases
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
-
-from .conftest import SIZE, type_into, wait_for
 
 AppFor = Callable[..., ToolstandApp]
 

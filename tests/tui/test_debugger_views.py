@@ -11,6 +11,8 @@ from typing import Any, cast
 import orjson
 from textual.widgets import ContentSwitcher, Static, TextArea
 
+from tests.support.tui import SIZE, open_history, open_run, records, status, turn_one, wait_for
+from tests.support.tui_history import fixture_records, headers
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.model.live import TurnView
 from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
@@ -19,12 +21,7 @@ from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.types import Judgement
 
-from .conftest import SIZE, wait_for
-from .test_history import fixed_clock, fixture_records, headers, open_history
-from .test_run_screen import open_run, records, status, turn_one
-
 AppFor = Callable[..., ToolstandApp]
-__all__ = ["fixed_clock"]
 
 TRIES: list[dict[str, Any]] = [
     {"status": 429, "error_code": "rate_limited", "elapsed_ms": 12.0, "retry_after_s": 1.5,

@@ -11,6 +11,7 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import Button, HelpPanel, Static
 
+from tests.support.tui import settle, wait_for
 from toolstand.tui.app import ToolstandApp, load_keymap
 from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.helpdoc import story_ids
@@ -21,8 +22,6 @@ from toolstand.tui.screens.modals import ConfirmModal
 from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.case_list import CaseTable
-
-from .conftest import settle, wait_for
 
 AppFor = Callable[..., ToolstandApp]
 SMALL = (80, 24)

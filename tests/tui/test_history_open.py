@@ -12,6 +12,8 @@ import orjson
 import pytest
 from textual.widgets import Input, OptionList, Static
 
+from tests.support.tui import SIZE, screen_after, wait_for
+from tests.support.tui_history import fixture_records, headers, write_history
 from toolstand import cli
 from toolstand.history.files import describe_run_file
 from toolstand.tui import app as app_module
@@ -21,11 +23,7 @@ from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.case_list import CaseTable
 
-from .conftest import SIZE, screen_after, wait_for
-from .test_history import fixed_clock, fixture_records, headers, write_history
-
 AppFor = Callable[..., ToolstandApp]
-__all__ = ["fixed_clock"]
 
 
 def test_tui_takes_a_history_as_argument_or_option(

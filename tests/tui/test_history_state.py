@@ -12,17 +12,15 @@ from typing import Any
 import orjson
 from textual.widgets import SelectionList, Static, TextArea
 
+from tests.support.tui import SIZE, open_history, screen_after, wait_for
+from tests.support.tui_history import fixture_records, headers, write_history
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.attempt import AttemptScreen
 from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.attempt_list import AttemptList, layout
 
-from .conftest import SIZE, screen_after, wait_for
-from .test_history import fixed_clock, fixture_records, headers, open_history, write_history
-
 AppFor = Callable[..., ToolstandApp]
-__all__ = ["fixed_clock"]
 HOSTILE = "\x1b]0;TITLE\x07\x1b[2J"  # sets the pane title, clears the screen
 CSI = "\x9b"  # a one-byte CSI (C1): orjson leaves it raw in JSON text
 

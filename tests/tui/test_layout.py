@@ -18,6 +18,8 @@ from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+from tests.support.tui import open_history, wait_for
+from tests.support.tui_history import write_history
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.attempt import AttemptScreen
 from toolstand.tui.screens.cases import CasesScreen
@@ -26,14 +28,9 @@ from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.case_list import CaseTable
 
-from .conftest import wait_for
-from .test_history import fixed_clock, open_history, write_history
-
 AppFor = Callable[..., ToolstandApp]
 SMALL = (80, 24)
 CLEARLY = 60  # RGB distance between two 256-colour backgrounds an eye tells apart at once
-
-__all__ = ["fixed_clock"]  # a fixture, used by name
 
 
 def rgb(style: Style | None) -> tuple[int, int, int] | None:
@@ -71,21 +68,21 @@ def tmux_colours(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COLORTERM", raising=False)
 
 
-@pytest.mark.parametrize("field", ["#search", "#filter-kind", "#f-id", "#f-category", "#f-user"])
 async def test_a_focused_field_stands_out_in_256_colours(
-    app_for: AppFor, tmux_colours: None, field: str
+    app_for: AppFor, tmux_colours: None
 ) -> None:
     app = app_for()
     assert app.console.color_system == "256"
-    async with app.run_test(size=SMALL) as pilot:
-        widget = app.screen.query_one(field)
-        widget.focus()  # scrolls the form to it
-        await pilot.pause()
-        focused = background(app, widget.region)
-        app.screen.query_one(CaseTable).focus()  # in the other pane: the form stays put
-        await pilot.pause()
-        blurred = background(app, widget.region)
-        assert apart(focused, blurred) >= CLEARLY, (focused, blurred)
+    async with app.run_test(size=SMALL) as pilot:  # one app: each field from the list
+        for field in ["#search", "#filter-kind", "#f-id", "#f-category", "#f-user"]:
+            widget = app.screen.query_one(field)
+            widget.focus()  # scrolls the form to it
+            await pilot.pause()
+            focused = background(app, widget.region)
+            app.screen.query_one(CaseTable).focus()  # in the other pane: the form stays put
+            await pilot.pause()
+            blurred = background(app, widget.region)
+            assert apart(focused, blurred) >= CLEARLY, (field, focused, blurred)
 
 
 async def test_the_cursor_row_says_whether_its_list_has_focus_in_256_colours(
@@ -145,8 +142,13 @@ async def show_screen(pilot: Pilot[Any], app: ToolstandApp, which: str, rows: in
         app.screen.query_one(CaseTable).focus()
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+    await footer_laid_out(pilot, app)
+
+
+async def footer_laid_out(pilot: Pilot[Any], app: ToolstandApp) -> None:
+    """The footer recomposes when the bindings or the size change: wait until its keys
+    are laid out."""
     await pilot.pause()
-    # the footer recomposes when the bindings change: wait until its keys are laid out
     footer = app.screen.query_one(Footer)
     await wait_for(pilot, lambda: all(k.region.width for k in footer.query(FooterKey)))
 
@@ -161,15 +163,18 @@ MOST_USED = {
 }
 
 
-@pytest.mark.parametrize("width", [80, 120])
 @pytest.mark.parametrize("which", list(MOST_USED))
 async def test_every_footer_fits(
-    app_for: AppFor, project: Path, fixed_clock: None, which: str, width: int
+    app_for: AppFor, project: Path, fixed_clock: None, which: str
 ) -> None:
     rows = len(write_history(project))
     app = app_for()
-    async with app.run_test(size=(width, 24)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await show_screen(pilot, app, which, rows)
-        shown = footer_fits(app)
-    for description in MOST_USED[which]:
-        assert description in shown
+        for width in (80, 120):  # tmux's default, then a wide terminal: one app, resized
+            if width != 80:
+                await pilot.resize_terminal(width, 24)
+                await footer_laid_out(pilot, app)
+            shown = footer_fits(app)
+            for description in MOST_USED[which]:
+                assert description in shown, (width, description)

@@ -9,10 +9,9 @@ from typing import Any
 
 import orjson
 
+from tests.support.tui import write_config
 from toolstand.tui.model.live import LiveSession, judge_pasted
 from toolstand.tui.model.project import load_project
-
-from .conftest import write_config
 
 LOOKUP_PARCEL: dict[str, Any] = {
     "name": "lookup_parcel",

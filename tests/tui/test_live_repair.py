@@ -7,11 +7,10 @@ from pathlib import Path
 
 import orjson
 
+from tests.support.tui import write_config
 from toolstand.tui.model.live import LiveSession, views_of
 from toolstand.tui.model.live_repair import budget, edited, feedback_for, repair_due, styles_for
 from toolstand.tui.model.project import load_project
-
-from .conftest import write_config
 
 
 async def test_step_edit_and_record_repair_turns(project: Path) -> None:

@@ -11,16 +11,13 @@ from typing import Any
 import orjson
 from textual.widgets import DataTable, Static, TextArea
 
+from tests.support.tui import SIZE, cells, open_history, open_report, wait_for
 from toolstand.run.runner import load_inputs, run
 from toolstand.spec.config import parse_config
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.model.turns import attempt_turns, feedback_text, repair_lines
 from toolstand.tui.screens.attempt import AttemptScreen
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
-
-from .conftest import SIZE, wait_for
-from .test_history import open_history
-from .test_report import cells, open_report
 
 AppFor = Callable[..., ToolstandApp]
 CASES = {"quote_complete", "quote_standard", "boundary_decimal_comma"}

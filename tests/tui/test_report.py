@@ -12,15 +12,12 @@ import orjson
 from textual.pilot import Pilot
 from textual.widgets import DataTable, OptionList, Static
 
+from tests.support.tui import SIZE, cells, open_report, wait_for
+from tests.support.tui_history import write_history
 from toolstand.tui.app import ToolstandApp
-from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.widgets.report_view import ReportView, bar
 
-from .conftest import SIZE, screen_after, wait_for
-from .test_history import fixed_clock, write_history
-
 AppFor = Callable[..., ToolstandApp]
-__all__ = ["fixed_clock"]
 
 
 def write_flaky_history(project: Path) -> list[dict[str, Any]]:
@@ -31,17 +28,6 @@ def write_flaky_history(project: Path) -> list[dict[str, Any]]:
     with open(project / "runs" / "fixture.jsonl", "ab") as fh:
         fh.write(orjson.dumps(extra) + b"\n")
     return [*recs, extra]
-
-
-async def open_report(pilot: Pilot[Any], app: ToolstandApp) -> ReportScreen:
-    screen = await screen_after(pilot, ReportScreen, "f4")
-    await wait_for(pilot, lambda: screen.report is not None)
-    await pilot.pause()
-    return screen
-
-
-def cells(table: DataTable[Any]) -> list[list[str]]:
-    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
 
 
 def test_bars_fill_eighths() -> None:

@@ -11,11 +11,9 @@ import orjson
 from textual.pilot import Pilot
 from textual.widgets import Select, TextArea
 
+from tests.support.tui import SIZE, open_run, records, status, wait_for, write_config
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.widgets.step_panel import StepPanel
-
-from .conftest import SIZE, wait_for, write_config
-from .test_run_screen import open_run, records, status
 
 AppFor = Callable[..., ToolstandApp]
 

@@ -11,6 +11,20 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
+from tests.support.tui import (
+    PASTED_CALL,
+    SIZE,
+    attempts,
+    held_sim_replies,
+    open_run,
+    records,
+    shown,
+    status,
+    turn_one,
+    type_into,
+    wait_for,
+    write_config,
+)
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.modals import PasteModal
@@ -18,43 +32,11 @@ from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.case_list import CaseTable
 from toolstand.tui.widgets.step_panel import StepPanel
 
-from .conftest import SIZE, type_into, wait_for, write_config
-
 AppFor = Callable[..., ToolstandApp]
-
-
-def status(app: ToolstandApp) -> str:
-    return str(app.screen.query_one("#run-status", Static).render())
 
 
 def verdict(app: ToolstandApp) -> str:
     return str(app.screen.query_one("#verdict-text", Static).render())
-
-
-def records(project: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for path in sorted((project / "runs").glob("live-*.jsonl")):
-        out += [orjson.loads(line) for line in path.read_bytes().splitlines()]
-    return out
-
-
-async def open_run(
-    pilot: Pilot[Any], app: ToolstandApp, case_id: str, run: int = 0, mode: str = "auto"
-) -> None:
-    app.selected_case_id = case_id
-    await pilot.press("f2")
-    await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
-    await pilot.pause()
-    app.screen.query_one("#run-target", Select).value = run
-    app.screen.query_one("#run-mode", Select).value = mode
-    assert app.screen.query_one("#run-case", Select).value == case_id
-
-
-async def turn_one(pilot: Pilot[Any], app: ToolstandApp, case_id: str) -> None:
-    """Open the Run screen on ``case_id`` and run turn 1, up to the turn-2 editor."""
-    await open_run(pilot, app, case_id)
-    await pilot.press("ctrl+g")
-    await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
 
 
 async def test_live_run_steps_into_turn_two_with_an_edited_result(
@@ -151,40 +133,12 @@ async def test_escape_cancels_a_slow_request(app_for: AppFor, project: Path) -> 
         await open_run(pilot, app, "direct_lookup")
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: "waiting" in status(app))
-        await pilot.pause(0.3)
+        await pilot.pause()
         assert "Esc cancels" in status(app)
         await pilot.press("escape")
         await wait_for(pilot, lambda: "cancelled after" in status(app))
         assert isinstance(app.screen, RunScreen) and not app.screen.busy
     assert [r for r in records(project) if r["type"] == "attempt"] == []
-
-
-PASTED_CALL = {
-    "id": "chatcmpl-pasted",
-    "object": "chat.completion",
-    "model": "gpt-4o-mini",
-    "choices": [
-        {
-            "index": 0,
-            "finish_reason": "tool_calls",
-            "message": {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": "call_1",
-                        "type": "function",
-                        "function": {
-                            "name": "cancel_order",
-                            "arguments": '{"order_id":"ORD-654321","reason":"changed_mind"}',
-                        },
-                    }
-                ],
-            },
-        }
-    ],
-    "usage": {"prompt_tokens": 10, "completion_tokens": 5},
-}
 
 
 async def open_paste(pilot: Pilot[Any], app: ToolstandApp) -> None:
@@ -264,10 +218,6 @@ async def test_an_attempt_left_before_turn_two_is_recorded_as_it_stood(
     assert sum(r["type"] == "run" for r in records(project)) == 1
 
 
-def attempts(project: Path) -> list[dict[str, Any]]:
-    return [r for r in records(project) if r["type"] == "attempt"]
-
-
 async def pick_in_cases(pilot: Pilot[Any], app: ToolstandApp, project: Path, case_id: str) -> None:
     """On the Cases screen, move the list's cursor to ``case_id`` as a user would."""
     table = app.screen.query_one(CaseTable)
@@ -313,17 +263,18 @@ async def test_turn_two_is_sent_only_for_the_case_it_continues(
 
 
 async def test_a_turn_that_comes_back_after_the_case_changed_is_not_shown(
-    app_for: AppFor, project: Path
+    app_for: AppFor, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_config(project, sim={"seed": 7, "latency_s": 0.5, "retry_after_s": 0})
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "recovery_not_found")
-        await pilot.press("ctrl+g")
-        await wait_for(pilot, lambda: "waiting" in status(app))
-        app.screen.query_one("#run-case", Select).value = "direct_lookup"  # while it runs
-        await pilot.pause()
-        assert "turn 1 · recovery_not_found" in status(app)  # the running turn, labelled
+        with held_sim_replies(monkeypatch) as release:
+            await pilot.press("ctrl+g")
+            await shown(pilot, lambda: "waiting" in status(app))
+            app.screen.query_one("#run-case", Select).value = "direct_lookup"  # while it runs
+            await pilot.pause()
+            assert "turn 1 · recovery_not_found" in status(app)  # the running turn, labelled
+            release.set()
         await wait_for(pilot, lambda: "came back" in status(app))
         assert "recovery_not_found came back" in status(app)
         assert not app.screen.query_one(StepPanel).is_open

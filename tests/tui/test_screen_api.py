@@ -9,6 +9,8 @@ from pathlib import Path
 
 from textual.widgets import Input, Select, Static
 
+from tests.support.tui import SIZE, attempts, open_history, screen_after, status, wait_for
+from tests.support.tui_history import write_history
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.screens.cases import CasesScreen
@@ -16,10 +18,6 @@ from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.attempt_list import AttemptList
-
-from .conftest import SIZE, screen_after, wait_for
-from .test_history import open_history, write_history
-from .test_run_screen import attempts, status
 
 AppFor = Callable[..., ToolstandApp]
 

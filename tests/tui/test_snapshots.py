@@ -12,6 +12,16 @@ import orjson
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static, TextArea
 
+from tests.support.tui import (
+    PASTED_CALL,
+    SIZE,
+    open_history,
+    open_run,
+    screen_after,
+    status,
+    wait_for,
+)
+from tests.support.tui_history import write_history
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.attempt import AttemptScreen
 from toolstand.tui.screens.cases import CasesScreen
@@ -23,14 +33,8 @@ from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
 
-from .conftest import SIZE, screen_after, wait_for
-from .test_history import fixed_clock, open_history, write_history
-from .test_run_screen import PASTED_CALL, open_run, status
-
 AppFor = Callable[..., ToolstandApp]
 SMALL = (80, 24)  # a terminal nobody resized, tmux's default
-
-__all__ = ["fixed_clock"]  # a fixture, used by name
 
 
 async def show_a_call_case(pilot: Pilot[Any]) -> None:

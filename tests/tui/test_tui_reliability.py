@@ -10,11 +10,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static
 
+from tests.support.tui import SIZE, open_run, status, wait_for, write_config
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.run import RunScreen
-
-from .conftest import SIZE, wait_for, write_config
-from .test_run_screen import open_run, status
 
 AppFor = Callable[..., ToolstandApp]
 SECRET = "sk-PLANTED-tui-7c1e0b9a4f"

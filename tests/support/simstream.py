@@ -9,7 +9,8 @@ from typing import Any
 
 import httpx
 import orjson
-from simwire import HEADERS, path
+
+from tests.support.simwire import HEADERS, path
 
 
 @dataclass

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
+from toolstand.spec.contract import Contract, parse_contract
+
+HERE = Path(__file__).resolve().parents[1] / "importers"
 SERVER = [sys.executable, str(HERE / "shop_server.py")]
 
 
@@ -45,3 +47,10 @@ def tool(name: str, read_only: bool | None = None, **props: Any) -> dict[str, An
     if read_only is not None:
         out["annotations"] = {"readOnlyHint": read_only}
     return out
+
+
+def contract_of(tools: list[dict[str, Any]], version: str = "1", **source: Any) -> Contract:
+    data: dict[str, Any] = {"name": "c", "version": version, "tools": tools}
+    if source:
+        data["x-source"] = source
+    return parse_contract(json.dumps(data))

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import bfcl_fixtures as fx
 import orjson
-from bfcl_rules import bfcl_valid
 
+from tests.support import bfcl as fx
+from tests.support.bfcl_rules import bfcl_valid
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.importers.bfcl import PARALLEL, to_case
 from toolstand.importers.bfcl_schema import wire_name
@@ -38,7 +38,7 @@ from toolstand.spec.contract import Contract, validator_for
 from toolstand.types import Judgement
 
 WHEEL_NAME = "bfcl_eval-2026.3.23-py3-none-any.whl"
-CACHE = Path(__file__).resolve().parent.parent / ".cache" / "bfcl"
+CACHE = Path(__file__).resolve().parents[2] / ".cache" / "bfcl"
 EMPTY = Contract(name="bfcl", version="test", tools=[])
 Output = list[dict[str, Any]] | None  # None: arguments that do not decode
 Entry = tuple[str, dict[str, Any], Any]  # category, BFCL entry, its ground truth

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import subprocess
 import threading
 import time
 from collections import Counter, defaultdict
@@ -43,8 +44,9 @@ Server = TypeVar("Server", bound=ThreadingHTTPServer)
 
 @contextlib.contextmanager
 def serving(server: Server) -> Iterator[Server]:
-    """A stdlib HTTP server answering on a thread of its own for the length of the block."""
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    """A stdlib HTTP server answering on a thread of its own for the length of the block
+    (polling for the stop every 20 ms: the stdlib's 0.5 s would be paid at every stop)."""
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield server
@@ -65,7 +67,9 @@ def config_data(runs: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
         "cases": str(ROOT / "cases" / "delivery.jsonl"),
         "repetitions": 1,
         "retry": {"max_retries": 2, "base_delay_s": 0, "max_delay_s": 0, "total_budget_s": 5},
-        "timeouts": {"connect_s": 2, "read_s": 1},
+        # far above any answer's time on a loaded machine: a test that wants a timeout
+        # sets its own (the simulator holds a "timeout" fault's connection open)
+        "timeouts": {"connect_s": 10, "read_s": 10},
     }
     data.update(extra)
     return data
@@ -86,6 +90,24 @@ def read(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     assert data.endswith(b"\n"), "the history ends in a torn line"
     recs = [orjson.loads(line) for line in data.split(b"\n")[:-1]]
     return [r for r in recs if r["type"] == "run"], [r for r in recs if r["type"] == "attempt"]
+
+
+def complete_lines(path: Path) -> list[bytes]:
+    """The lines that were whole on disk (a killed writer may leave a torn tail)."""
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    return data[: data.rfind(b"\n") + 1].splitlines()
+
+
+def wait_for_lines(path: Path, target: int, proc: subprocess.Popen[bytes]) -> None:
+    """Until the file holds ``target`` whole lines or the run ends (there is no event
+    to wait on in another process: poll the file)."""
+    deadline = time.monotonic() + 20
+    while proc.poll() is None and time.monotonic() < deadline:
+        if path.exists() and path.read_bytes().count(b"\n") >= target:
+            return
+        time.sleep(0.005)
 
 
 def assert_exact_matrix(
