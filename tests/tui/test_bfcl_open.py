@@ -39,14 +39,14 @@ async def test_an_imported_bfcl_run_opens_in_history_and_report(
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         screen = app.screen
         assert isinstance(screen, HistoryScreen)
-        await wait_for(pilot, lambda: screen.index is not None and screen.index.rows == 14)
+        await wait_for(pilot, lambda: screen.index is not None and screen.index.rows == 15)
         report = await screen_after(pilot, ReportScreen, "f4")
         await wait_for(pilot, lambda: report.report is not None)
         assert report.report is not None
         (group,) = report.report.groups
         rates = group.metrics()
-        assert (rates["pass_rate"].numerator, rates["pass_rate"].denominator) == (14, 14)
-        assert rates["normalized_pass_rate"].numerator == 14
+        assert (rates["pass_rate"].numerator, rates["pass_rate"].denominator) == (15, 15)
+        assert rates["normalized_pass_rate"].numerator == 15
 
 
 async def test_promote_keeps_the_tools_and_expectation_of_a_case_in_another_file(
@@ -62,7 +62,7 @@ async def test_promote_keeps_the_tools_and_expectation_of_a_case_in_another_file
     app = make_app(str(out / "config.json"), root=out, history=str(history))
     async with app.run_test(size=SIZE) as pilot:
         screen = await screen_after(pilot, HistoryScreen)
-        await wait_for(pilot, lambda: screen.index is not None and screen.index.rows == 14)
+        await wait_for(pilot, lambda: screen.index is not None and screen.index.rows == 15)
         ix = screen.index
         assert ix is not None
         row = next(r for r in range(ix.rows) if str(ix.value("case", r)) in lines)

@@ -178,6 +178,7 @@ class HistoryIndex:
         # one tuple per attempt: (offset in the chunk, verdict, error codes, summary
         # dict, report facts, line number)
         rows: list[tuple[Any, ...]] = []
+        warned, odd = len(self.warnings), len(self.report.odd)
         find = buf.find
         fast = self._fast
         pos = 0
@@ -197,7 +198,7 @@ class HistoryIndex:
                 pos = nl + 1
         finally:
             view.release()
-        return self._flush(rows)
+        return self._flush(rows, warned, odd)
 
     def _fast(self, buf: bytearray, view: memoryview, pos: int, nl: int) -> tuple[Any, ...] | None:
         """The row of a line in the runner's layout (history.read's key order), or None.
@@ -404,6 +405,7 @@ class HistoryIndex:
         attempts added."""
         rows: list[tuple[Any, ...]] = []
         base = self.end
+        warned, odd = len(self.warnings), len(self.report.odd)
         for offset, row in lines:
             self.lines += 1
             if "_v" not in row:
@@ -419,13 +421,24 @@ class HistoryIndex:
                 self.warnings.append(
                     HistoryWarning(self.path, self.lines, f"attempt skipped: {problem}")
                 )
-        added = self._flush(rows)
+        added = self._flush(rows, warned, odd)
         self.end = end
         return added
 
     # --- columns -----------------------------------------------------------------------
 
-    def _flush(self, rows: list[tuple[Any, ...]]) -> int:
+    def _flush(self, rows: list[tuple[Any, ...]], warned: int, odd: int) -> int:
+        """Turn a chunk's rows into column entries, and keep the odd lines and warnings
+        the chunk added since ``warned`` and ``odd`` in file order (they are found in two
+        passes: each line's own, and the column checks of ``_valid_rows``)."""
+        added = self._columns(rows)
+        if len(self.warnings) - warned > 1:
+            self.warnings[warned:] = sorted(self.warnings[warned:], key=lambda w: w.line or 0)
+        if len(self.report.odd) - odd > 1:
+            self.report.odd[odd:] = sorted(self.report.odd[odd:])
+        return added
+
+    def _columns(self, rows: list[tuple[Any, ...]]) -> int:
         """Turn a chunk's rows into column entries (C-level maps over the rows)."""
         if not rows:
             return 0
@@ -442,7 +455,7 @@ class HistoryIndex:
         text = {key: col(key) for key in TEXT_FIELDS}
         attempts = column("I", col("attempt"), as_uint)
         if not _all_valid(text.values(), attempts, cols[1]):
-            return self._flush(self._valid_rows(rows))
+            return self._columns(self._valid_rows(rows))
         f = self.facets
         times, days = self._times(col("started_at"))
         base = self.end
