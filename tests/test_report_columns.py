@@ -52,6 +52,9 @@ def sim_run(out: Path, runs: list[dict[str, Any]], **extra: Any) -> Path:
         "repetitions": 2,
         "parallelism": 4,
         "retry": {"max_retries": 1, "base_delay_s": 0.0, "max_delay_s": 0.0},
+        # sim-flaky's timeouts hold the connection: the client must give up soon (the
+        # report compares its two paths over whatever the file holds)
+        "timeouts": {"connect_s": 2, "read_s": 1},
         "sim": {"seed": 7, "latency_s": 0, "retry_after_s": 0},
         **extra,
     }
