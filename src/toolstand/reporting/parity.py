@@ -190,8 +190,8 @@ def lines(report: Report, fmt: Callable[[Rate], str], visible: Callable[[str], s
         for name in METRICS:
             out.append(f"  {name:<30} {fmt(pm[name]):<34} {fmt(sm[name])}")
         out.append(
-            f"  paired on {p.pairs} (case, repetition) · passed only not streamed "
-            f"{p.plain_only} · only streamed {p.streamed_only} · exact McNemar p {p.p:.2g}"
+            f"  {p.pairs} pairs · passed only not streamed {p.plain_only}"
+            f" · only streamed {p.streamed_only} · exact McNemar p {p.p:.2g}"
         )
         out.append(f"  {'same normalized signature':<30} {fmt(p.rate)}")
         if not p.cases:
