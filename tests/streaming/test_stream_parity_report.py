@@ -145,3 +145,15 @@ def test_compare_fails_when_parity_drops(history: Path, tmp_path: Path) -> None:
     assert not any(c.significant for c in back.checks if c.metric == "stream_parity")
     cur.pop("stream_parity")  # run without "both": the gate cannot see parity any more
     assert any("stream parity in baseline, missing" in f for f in compare(base, cur).failures)
+
+
+def test_the_readmes_stream_config_runs_streambug_both_ways_on_all_four_apis() -> None:
+    from tests.support.runs import ROOT
+    from toolstand.spec.config import load_config
+
+    config = load_config(ROOT / "config.stream.json")
+    assert config.stream == "both"
+    assert sorted(r.api for r in config.runs) == sorted(APIS)
+    assert {r.model for r in config.runs} == {"sim-streambug"} and all(
+        r.simulated for r in config.runs
+    )
