@@ -67,6 +67,8 @@ USEFUL_HEADERS = frozenset(
         "x-should-retry",
         "request-id",
         "x-request-id",
+        # the embedded simulator's stream faults applied to this answer (labelled, ours)
+        "x-toolstand-sim-stream-faults",
     }
 )
 

@@ -115,6 +115,8 @@ def _bulk(c: Any, ix: HistoryIndex, fh: IO[bytes], cache: dict[int, _Kind], a: i
         _add_kind(kd, counts[k])
     attempts = ix.attempt[a:b]
     _repairs(cache, kinds, attempts)
+    if c.pair_streams:
+        _reps(cache, kinds, attempts)
     _numbers(stats, ordinal, rep, kinds, attempts, a, b)
     if c.collect_failures:
         failing = {k for k in counts if cache[k].failing}
@@ -159,6 +161,17 @@ def _repairs(cache: dict[int, _Kind], kinds: Any, attempts: Any) -> None:
         summary = summaries[k]
         if summary is not None and kd.g.repair is not None:
             kd.g.repair.add(summary, kd.t.case_id, int(number))
+
+
+def _reps(cache: dict[int, _Kind], kinds: Any, attempts: Any) -> None:
+    """Each judged row's outcome by (case, repetition), as Collector.count keeps it for a
+    run with stream "both" (the arms pair on it: reporting/parity.py)."""
+    for k, number in zip(kinds, attempts, strict=True):
+        if k == ODD:
+            continue
+        kd = cache[k]
+        if kd.vid is not None:
+            kd.g.reps[(kd.t.case_id, int(number))] = kd.vid
 
 
 def _summary(kd: _Kind) -> dict[str, Any] | None:

@@ -43,6 +43,8 @@ from typing import Any, Literal
 
 import orjson
 
+from toolstand.reporting.compare_parity import METRIC as PARITY
+from toolstand.reporting.compare_parity import parity_entries
 from toolstand.reporting.formats import pack, to_json
 from toolstand.reporting.metrics import LOWER_IS_BETTER, METRICS, compute_files
 from toolstand.reporting.repairs import PAIRED_REPAIR_METRICS
@@ -475,20 +477,39 @@ def compare(
         notes += _case_notes(_label(key), b_entry, c_entry)
         failures += _unaccounted(_label(key), b_entry, c_entry)
         for metric in _metrics(key):
-            check = _check(key, metric, b_entry, c_entry)
-            if check is None:
-                if _counts(b_entry, metric) is None or _counts(c_entry, metric) is None:
-                    notes.append(f"{_label(key)}: {metric} has no counts, not compared")
-                continue
-            checks.append(check)
-            if check.test == "mcnemar" and _left_out(metric, b_entry, c_entry):
-                # the pairing left cases out, and a regression hides best in those
-                checks.append(_totals(key, metric, b_entry, c_entry))
+            checks += _checks(key, metric, b_entry, c_entry, notes)
+    # the stream arms' parity, one metric per group (compare_parity says what is tested)
+    b_par, c_par = parity_entries(baseline), parity_entries(current)
+    failures += [_parity_gone(key) for key in b_par if key not in c_par]
+    for key, c_entry in c_par.items():
+        if key in b_par:
+            checks += _checks(key, PARITY, b_par[key], c_entry, notes)
+        else:
+            notes.append(f"{_label(key)}: stream parity not in baseline, not compared")
     adjusted = holm([c.p_value for c in checks]) if correction == "holm" else None
     for i, c in enumerate(checks):
         c.p_adjusted = adjusted[i] if adjusted else c.p_value
         c.significant = c.p_adjusted < alpha
     return CompareResult(alpha, checks, notes, correction, failures, max_transport_errors)
+
+
+def _parity_gone(key: Key) -> str:
+    return f"{_label(key)}: stream parity in baseline, missing from current"
+
+
+def _checks(
+    key: Key, metric: str, base: Mapping[str, Any], cur: Mapping[str, Any], notes: list[str]
+) -> list[Check]:
+    """The test of one metric of one group, and the totals' beside a paired test that
+    left cases out (a regression hides best in those)."""
+    check = _check(key, metric, base, cur)
+    if check is None:
+        if _counts(base, metric) is None or _counts(cur, metric) is None:
+            notes.append(f"{_label(key)}: {metric} has no counts, not compared")
+        return []
+    if check.test == "mcnemar" and _left_out(metric, base, cur):
+        return [check, _totals(key, metric, base, cur)]
+    return [check]
 
 
 def _pct(counts: Counts) -> str:

@@ -15,6 +15,7 @@ from typing import IO, Any
 import orjson
 
 from toolstand.history import error_code
+from toolstand.reporting import parity
 from toolstand.reporting.metrics import FailedAttempt, GroupStats, Report
 from toolstand.reporting.repairs import comparison_lines
 from toolstand.reporting.stats import Rate
@@ -97,7 +98,7 @@ def group_to_json(g: GroupStats, report: Report) -> dict[str, Any]:
 def to_json(report: Report) -> dict[str, Any]:
     """The seed's report format, extended with hashes, intervals and per-case counts."""
     m = report.meta
-    return {
+    out = {
         "run_id": _one_or_list(m.run_ids, force_list=len(report.files) > 1),
         "contract_hash": _one_or_list(m.contract_hashes),
         "contract": _one_or_list(m.contract_names),
@@ -109,6 +110,10 @@ def to_json(report: Report) -> dict[str, Any]:
         "warnings": [str(w) for w in report.warnings],
         "results": [group_to_json(g, report) for g in report.groups],
     }
+    stream_parity = parity.to_json(report)
+    if stream_parity is not None:
+        out["stream_parity"] = stream_parity
+    return out
 
 
 # DEL and the C1 controls in UTF-8: JSON may hold them raw (orjson does), a terminal acts
@@ -401,6 +406,7 @@ def render_table(report: Report) -> str:
         lines.append("")
         lines += _group_lines(g, report)
     lines += _repair_comparison(report)
+    lines += parity.lines(report, fmt_rate, visible)
     return "\n".join(map(visible, lines)) + "\n"
 
 

@@ -88,6 +88,9 @@ class Collector:
         self._split_misses = 0
         self._split_works = False
         self.headerless = False  # a file without a run header: its matrix is unknown
+        # a header said stream "both": each attempt's outcome is kept by repetition, for
+        # the parity of the arms (reporting/parity.py)
+        self.pair_streams = False
         # (provider, model, mode, case_id, api, feedback) -> its group and case: one lookup
         # per attempt
         self._slots: dict[tuple[Any, ...], tuple[GroupStats, CaseTally]] = {}
@@ -122,6 +125,9 @@ class Collector:
         attempt the stand cannot use, why (and nothing is counted)."""
         if rec.get("type") == "run":
             self.meta.add_header(rec)
+            settings = rec.get("settings")
+            if isinstance(settings, dict) and settings.get("stream") == "both":
+                self.pair_streams = True
             return None
         j = rec.get("judgement")
         problem = outcome_problem(j, rec.get("transport_error"))
@@ -262,6 +268,8 @@ class Collector:
             return None
         outcomes = t.outcomes
         outcomes[vid] = outcomes.get(vid, 0) + 1
+        if self.pair_streams:
+            g.reps[(case_id, number)] = vid
         if g.repair is not None:
             summary = get("repair")
             if isinstance(summary, dict):
@@ -297,6 +305,8 @@ class Collector:
                 g.simulated = True
             for t in g.cases.values():
                 t.finalize(self._vectors)
+            vectors = self._vectors
+            g.reps = {k: (bool(vectors[v].passed), vectors[v].signature) for k, v in g.reps.items()}
             g.slots = None if self.headerless else self.meta.slots(g.key)
             if g.slots is not None and g.attempted > g.slots:
                 warnings.append(HistoryWarning(where, 0, g.over_matrix()))

@@ -177,6 +177,9 @@ class GroupStats:
     stream: bool = False
     first_token: array[float] = field(default_factory=lambda: array("d"))
     first_call: array[float] = field(default_factory=lambda: array("d"))
+    # (case id, repetition) -> outcome vector id while counting, (passed, signature) once
+    # frozen: kept only for a run with stream "both", whose arms pair on them (parity)
+    reps: dict[tuple[str, int], Any] = field(default_factory=dict)
 
     def add_stream_times(self, first_token: Any, first_call: Any) -> None:
         """A streamed attempt's ``first_token_ms`` and ``first_call_ms``, when numbers."""

@@ -1,0 +1,159 @@
+"""Stream parity in the report and the gate (issue 25, Report and compare): a
+``stream: "both"`` run against sim-streambug on all four APIs pairs the arms per case and
+repetition, lists the cases whose signature the streams change, names every fault class
+that changes what a correct client reads, and ``compare`` fails when parity drops."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.runs import go, make_inputs, read, sim
+from toolstand.reporting.compare import compare, render
+from toolstand.reporting.formats import dumps_json, render_table, to_json
+from toolstand.reporting.metrics import compute_files
+from toolstand.reporting.stats import mcnemar_exact
+
+APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
+CASES = {
+    "direct_lookup", "irrelevant_joke", "quote_complete", "quote_standard", "lookup_polite",
+    "parallel_lookup", "boundary_weight_max", "boundary_decimal_comma", "slot_filling_quote",
+    "recovery_route_unavailable", "recovery_lookup_ok",
+}  # fmt: skip
+# the stream faults that change what a correct client reads (personas.py, sim-streambug);
+# index_reuse fools only a wrong assembler, the rest are framing a client must accept
+READS_DIFFERENTLY = {
+    "args_empty_zero_param", "call_lost", "value_coerced", "args_lost", "args_cumulative",
+}  # fmt: skip
+FAULTS = "x-toolstand-sim-stream-faults"
+
+
+def runs() -> list[dict[str, Any]]:
+    return [sim("sim-streambug", api, provider=f"sim-{api}") for api in APIS]
+
+
+def run_both(out: Path, **extra: Any) -> Path:
+    inputs = make_inputs(runs(), repetitions=2, stream="both", **extra)
+    summary = go(inputs, out, only=CASES)
+    assert summary.written == len(APIS) * len(CASES) * 2 * 2
+    return out
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return run_both(tmp_path_factory.mktemp("parity") / "run.jsonl")
+
+
+def faults(rec: dict[str, Any]) -> set[str]:
+    value = (rec["response"].get("headers") or {}).get(FAULTS) or ""
+    return set(value.split(",")) - {""}
+
+
+def test_streambug_parity_lists_the_cases_and_every_fault_class(history: Path) -> None:
+    _, attempts = read(history)
+    data = to_json(compute_files([history], index=False))
+    entries = {e["provider"]: e for e in data["stream_parity"]}
+    assert sorted(entries) == sorted(f"sim-{api}" for api in APIS)
+    # the pairs, recounted from the records: (provider, case, repetition) -> arm -> record
+    pairs: dict[tuple[str, str, int], dict[bool, dict[str, Any]]] = defaultdict(dict)
+    for a in attempts:
+        pairs[(a["provider"], a["case_id"], a["attempt"])][a["stream"]] = a
+    for provider, e in entries.items():
+        assert set(e) == {"provider", "model", "mode", "paired", "parity", "per_case", "cases"}
+        assert (e["model"], e["mode"]) == ("sim-streambug", "auto")
+        mine = {k: v for k, v in pairs.items() if k[0] == provider and len(v) == 2}
+        judged = {k: v for k, v in mine.items() if all(r["judgement"] for r in v.values())}
+        plain_only = sum(
+            v[False]["judgement"]["verdict"] == "pass" != v[True]["judgement"]["verdict"]
+            for v in judged.values()
+        )
+        streamed_only = sum(
+            v[True]["judgement"]["verdict"] == "pass" != v[False]["judgement"]["verdict"]
+            for v in judged.values()
+        )
+        assert e["paired"] == {
+            "pairs": len(judged),
+            "passed_not_streamed_only": plain_only,
+            "passed_streamed_only": streamed_only,
+            "p": mcnemar_exact(plain_only, streamed_only, two_sided=True),
+        }
+        assert plain_only > streamed_only and e["paired"]["p"] < 0.05
+        differs: dict[str, list[bool]] = defaultdict(list)
+        for (_, cid, _), v in judged.items():
+            sig = [v[s]["judgement"]["metrics"]["signature"] for s in (False, True)]
+            differs[cid].append(sig[0] != sig[1])
+        expected = sorted(cid for cid, d in differs.items() if 2 * sum(d) > len(d))
+        listed = sorted(c["case_id"] for c in e["cases"])
+        assert listed == expected and listed, provider
+        assert "direct_lookup" not in listed and "irrelevant_joke" not in listed
+        for c in e["cases"]:
+            assert set(c) == {"case_id", "differing", "repetitions", "first_difference"}
+            assert (c["differing"], c["repetitions"]) == (sum(differs[c["case_id"]]), 2)
+            d = c["first_difference"]
+            assert d["part"] in {"kind", "name", "arguments"}
+            assert d["not_streamed"] != d["streamed"]
+        # every class that changes the reading, where the run shows it, is on a listed case
+        streamed = [v[True] for v in mine.values()]
+        shown = set().union(*map(faults, streamed)) & READS_DIFFERENTLY
+        on_listed = set().union(*(faults(r) for r in streamed if r["case_id"] in listed))
+        assert shown and shown <= on_listed, (provider, shown - on_listed)
+    everywhere = set().union(*(faults(a) for a in attempts if a["stream"]))
+    assert {"value_coerced", "call_lost"} <= everywhere
+    assert not any(faults(a) for a in attempts if not a["stream"])  # careful unstreamed
+
+
+def test_the_text_report_puts_the_arms_side_by_side_with_the_parity_list(history: Path) -> None:
+    text = render_table(compute_files([history], index=False))
+    data = to_json(compute_files([history], index=False))
+    for e in data["stream_parity"]:
+        block = text.split(f"stream parity · {e['provider']} / sim-streambug · mode auto\n")[1]
+        block = block.split("\n\n")[0]
+        assert "not streamed" in block.splitlines()[0] and "streamed" in block
+        assert f"parity list ({len(e['cases'])} cases differ in most repetitions)" in block
+        for c in e["cases"]:
+            assert f"    {c['case_id']} {c['differing']}/2 · " in block
+        assert f"exact McNemar p {e['paired']['p']:.2g}" in block
+    assert 'weight_kg: 2.5 → "2.5"' in text  # value_coerced, named by its argument
+    assert max(map(len, text.splitlines())) <= 100
+
+
+def test_parity_is_the_same_from_the_columns_as_from_the_lines(history: Path) -> None:
+    lines = dumps_json(compute_files([history], index=False))
+    columns = dumps_json(compute_files([history], index=True))
+    assert lines == columns
+    assert b'"stream_parity"' in columns
+
+
+def test_compare_fails_when_parity_drops(history: Path, tmp_path: Path) -> None:
+    # the baseline: the same persona whose streams carry only framing a client accepts
+    fixed = run_both(tmp_path / "fixed.jsonl", sim={"stream_faults": {"args_whole": 1.0}})
+    base = to_json(compute_files([fixed], index=False))
+    cur = to_json(compute_files([history], index=False))
+    assert all(e["cases"] == [] and e["parity"]["value"] == 1.0 for e in base["stream_parity"])
+    result = compare(base, cur)
+    parity = [c for c in result.checks if c.metric == "stream_parity"]
+    assert len(parity) == len(APIS)
+    for c in parity:
+        assert c.test == "mcnemar" and c.significant and c.worse > 0 and c.better == 0
+        assert c.stream is None and c.feedback is None
+    assert result.exit_code != 0
+    assert "DROP stream_parity" in render(result)
+    back = compare(cur, base)  # parity rising is no drop
+    assert not any(c.significant for c in back.checks if c.metric == "stream_parity")
+    cur.pop("stream_parity")  # run without "both": the gate cannot see parity any more
+    assert any("stream parity in baseline, missing" in f for f in compare(base, cur).failures)
+
+
+def test_the_readmes_stream_config_runs_streambug_both_ways_on_all_four_apis() -> None:
+    from tests.support.runs import ROOT
+    from toolstand.spec.config import load_config
+
+    config = load_config(ROOT / "config.stream.json")
+    assert config.stream == "both"
+    assert sorted(r.api for r in config.runs) == sorted(APIS)
+    assert {r.model for r in config.runs} == {"sim-streambug"} and all(
+        r.simulated for r in config.runs
+    )
