@@ -178,5 +178,14 @@ def test_serve_forever_prints_the_urls_and_serves() -> None:
         assert resp.json()["simulator"] == "toolstand"
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)
+        try:
+            # once (a make test with two busy loops beside it) it had not
+            # stopped after 10 s: wait longer, and say what it printed if it never does
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+            raise AssertionError(
+                f"toolstand sim ignored Ctrl-C for 60 s; stderr: {err!r}"
+            ) from None
     assert proc.returncode == 0
