@@ -168,6 +168,9 @@ def test_serve_forever_prints_the_urls_and_serves() -> None:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # Ctrl-C as at a terminal: a job started with `&` (nohup, a CI runner) ignores
+        # SIGINT, its children inherit that, and Python then never sees the signal
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert proc.stdout is not None
@@ -178,14 +181,5 @@ def test_serve_forever_prints_the_urls_and_serves() -> None:
         assert resp.json()["simulator"] == "toolstand"
     finally:
         proc.send_signal(signal.SIGINT)
-        try:
-            # once (a make test with two busy loops beside it) it had not
-            # stopped after 10 s: wait longer, and say what it printed if it never does
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
-            raise AssertionError(
-                f"toolstand sim ignored Ctrl-C for 60 s; stderr: {err!r}"
-            ) from None
+        proc.wait(timeout=10)
     assert proc.returncode == 0
