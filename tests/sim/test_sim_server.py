@@ -168,6 +168,9 @@ def test_serve_forever_prints_the_urls_and_serves() -> None:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        # Ctrl-C as at a terminal: a job started with `&` (nohup, a CI runner) ignores
+        # SIGINT, its children inherit that, and Python then never sees the signal
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert proc.stdout is not None
