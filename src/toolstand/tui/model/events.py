@@ -1,0 +1,107 @@
+"""Streamed events as the Run and History screens list them (no Textual): each event's
+arrival, its type and its delta, live from the transport's hook or from a record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from toolstand.adapters.sse import SseEvent
+from toolstand.adapters.streaming import assemble
+from toolstand.util.printable import visible
+
+# where each API puts the piece an event adds (providers.md S2-S5): text, arguments,
+# thinking; searched depth first, the first string found is the delta
+_DELTA_KEYS = ("content", "text", "partial_json", "arguments", "thinking", "delta", "refusal")
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One event: ms since the request (None: not recorded), its type, its delta."""
+
+    ms: float | None
+    type: str
+    delta: str
+
+    def line(self) -> str:
+        when = f"{self.ms:8.1f}" if self.ms is not None else "       ?"
+        return visible(f"{when}  {self.type}  {self.delta}".rstrip())
+
+
+def _delta(value: Any, depth: int = 0) -> str | None:
+    if depth > 6:
+        return None
+    if isinstance(value, dict):
+        name = value.get("name")
+        # a call opens with its name (Gemini's whole call is below)
+        opens = f"{name} " if isinstance(name, str) and name and "args" not in value else ""
+        for key in _DELTA_KEYS:
+            found = value.get(key)
+            if isinstance(found, str) and found:
+                return opens + found
+        if opens:
+            return opens
+        for key in (
+            *("delta", "choices", "candidates", "content", "parts", "tool_calls"),
+            *("function", "content_block", "item"),
+        ):
+            if key in value:
+                got = _delta(value[key], depth + 1)
+                if got is not None:
+                    return got
+        call = value.get("functionCall")
+        if isinstance(call, dict):  # Gemini sends a call whole, arguments as an object
+            return f"{call.get('name')}({orjson.dumps(call.get('args')).decode()})"
+    elif isinstance(value, list):
+        for item in value:
+            got = _delta(item, depth + 1)
+            if got is not None:
+                return got
+    return None
+
+
+def event_row(event: SseEvent, ms: float | None) -> EventRow:
+    """``event`` as a row: the ``type`` its data names (else its ``event:`` name, else
+    its ``object``) and the text, arguments or thinking it adds."""
+    if event.data.strip() == "[DONE]":
+        return EventRow(ms, "[DONE]", "")
+    try:
+        data = orjson.loads(event.data)
+    except orjson.JSONDecodeError:
+        return EventRow(ms, event.event, event.data[:80])
+    kind = event.event if event.event != "message" else ""
+    if isinstance(data, dict):
+        kind = str(data.get("type") or kind or data.get("object") or "message")
+    return EventRow(ms, kind or "message", _delta(data) or "")
+
+
+def recorded_rows(api: str, response: dict[str, Any] | None) -> list[EventRow] | None:
+    """The events of a recorded streamed response, paired with its ``event_ms``; None
+    when it was not streamed."""
+    stream = (response or {}).get("stream")
+    body = (response or {}).get("body")
+    if not isinstance(stream, dict) or stream.get("sse") is False or not isinstance(body, str):
+        return None
+    if stream.get("encoding") == "base64":
+        return [EventRow(None, "base64 body", f"{len(body)} characters, not UTF-8")]
+    events, _ = assemble(api, body.encode("utf-8"))
+    times = stream.get("event_ms") or []
+    return [
+        event_row(e, times[i] if i < len(times) and isinstance(times[i], int | float) else None)
+        for i, e in enumerate(events)
+    ]
+
+
+def stream_title(stream: dict[str, Any] | None, events: int) -> str:
+    """The events pane's title: how many, first token and first call in ms."""
+    bits = [f"events · {events}"]
+    for key, name in (("first_token_ms", "token"), ("first_call_ms", "call")):
+        value = (stream or {}).get(key)
+        if isinstance(value, int | float):
+            bits.append(f"first {name} {value:.0f} ms")
+    if stream is not None and stream.get("complete") is False:
+        bits.append("incomplete")
+    return " · ".join(bits)
