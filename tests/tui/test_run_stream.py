@@ -10,9 +10,11 @@ import orjson
 from textual.message import Message
 from textual.widgets import TextArea
 
-from tests.support.tui import attempts, open_run, status, wait_for, write_config
+from tests.support.tui import attempts, open_history, open_run, status, wait_for, write_config
 from toolstand.tui.app import ToolstandApp
+from toolstand.tui.screens.attempt import AttemptScreen
 from toolstand.tui.screens.run_view import StreamEvent
+from toolstand.tui.widgets.attempt_detail import AttemptDetail
 
 AppFor = Callable[..., ToolstandApp]
 
@@ -88,3 +90,35 @@ async def test_the_stream_arm_key_is_off_for_a_run_with_one_arm(
         assert app.screen.check_action("stream_arm", ()) is False
         await pilot.press("f7")
         assert "stream arm" not in status(app)
+
+
+async def test_history_shows_the_events_of_a_streamed_attempt(
+    app_for: AppFor, project: Path
+) -> None:
+    write_config(project, runs=[STREAMBUG], stream=True)
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_run(pilot, app, "irrelevant_joke")
+        await pilot.press("ctrl+g")
+        await wait_for(pilot, lambda: "recorded in" in status(app))
+        (rec,) = attempts(project)
+        stream = rec["response"]["stream"]
+        await open_history(pilot, app, 1)
+        await pilot.press("home", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AttemptScreen))
+        detail = app.screen.query_one(AttemptDetail)
+        await wait_for(pilot, lambda: detail.rec is not None)
+        title = str(app.screen.query_one("#pane-raw").border_title)
+        assert title.startswith(f"events · {stream['events']} · first token ")
+        lines = app.screen.query_one("#detail-raw", TextArea).text.splitlines()
+        assert len(lines) == stream["events"] == len(stream["event_ms"])
+        # each line: the recorded arrival, the type, the delta; the text is the answer's
+        assert [float(line.split()[0]) for line in lines] == stream["event_ms"]
+        assert lines[-1].split()[1] == "[DONE]"
+        kind = "chat.completion.chunk  "
+        said = "".join(line.split(kind, 1)[1] for line in lines if kind in line)
+        decision = orjson.loads(app.screen.query_one("#detail-decision", TextArea).text)
+        assert decision["text"] and said == decision["text"]
+        await pilot.press("r")  # the request, then the response's events again
+        await pilot.pause()
+        assert app.screen.query_one("#detail-raw", TextArea).text.startswith("{")

@@ -28,7 +28,7 @@ class EventRow:
 
     def line(self) -> str:
         when = f"{self.ms:8.1f}" if self.ms is not None else "       ?"
-        return visible(f"{when}  {self.type}  {self.delta}".rstrip())
+        return visible(f"{when}  {self.type}" + (f"  {self.delta}" if self.delta else ""))
 
 
 def _delta(value: Any, depth: int = 0) -> str | None:
