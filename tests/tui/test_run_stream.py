@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from tests.support.tui import attempts, open_history, open_run, status, wait_for, write_config
+from toolstand.attempt.record import record
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.attempt import AttemptScreen
 from toolstand.tui.screens.run_view import StreamEvent
@@ -38,8 +39,12 @@ async def test_a_streamed_turn_lists_its_events_as_they_arrive(
         await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
         screen = app.screen
         title = str(screen.query_one("#pane-response").border_title)
-        assert title.startswith(f"events · {len(live)} · first token ")
-        assert "first call " in title and "HTTP 200" in title
+        assert title.startswith(f"events · {len(live)} · token ")
+        assert " · call " in title and "HTTP 200" in title
+        said = str(screen.query_one("#verdict-text").render())
+        assert screen.state is not None
+        stream = record(screen.state)["response"]["stream"]
+        assert f"streamed: first token {stream['first_token_ms']:.0f} ms, first call " in said
         events = screen.query_one("#response-events", TextArea)
         assert events.display and events.text.count("\n") + 1 == len(live)
         # the worker's messages came one per event, in arrival order, with their deltas
@@ -109,7 +114,7 @@ async def test_history_shows_the_events_of_a_streamed_attempt(
         detail = app.screen.query_one(AttemptDetail)
         await wait_for(pilot, lambda: detail.rec is not None)
         title = str(app.screen.query_one("#pane-raw").border_title)
-        assert title.startswith(f"events · {stream['events']} · first token ")
+        assert title.startswith(f"events · {stream['events']} · token ")
         lines = app.screen.query_one("#detail-raw", TextArea).text.splitlines()
         assert len(lines) == stream["events"] == len(stream["event_ms"])
         # each line: the recorded arrival, the type, the delta; the text is the answer's

@@ -95,13 +95,25 @@ def recorded_rows(api: str, response: dict[str, Any] | None) -> list[EventRow] |
     ]
 
 
+def _ms(stream: dict[str, Any] | None, key: str) -> float | None:
+    value = (stream or {}).get(key)
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def stream_title(stream: dict[str, Any] | None, events: int) -> str:
-    """The events pane's title: how many, first token and first call in ms."""
+    """The events pane's title, short for a half-width pane at 80 columns: how many,
+    then first token and first call in ms (``stream_line`` says it in full)."""
+    token, call = _ms(stream, "first_token_ms"), _ms(stream, "first_call_ms")
     bits = [f"events · {events}"]
-    for key, name in (("first_token_ms", "token"), ("first_call_ms", "call")):
-        value = (stream or {}).get(key)
-        if isinstance(value, int | float):
-            bits.append(f"first {name} {value:.0f} ms")
-    if stream is not None and stream.get("complete") is False:
-        bits.append("incomplete")
-    return " · ".join(bits)
+    bits += [f"token {token:.0f}"] if token is not None else []
+    bits += [f"call {call:.0f}"] if call is not None else []
+    title = " · ".join(bits) + (" ms" if token is not None or call is not None else "")
+    return title + (" · incomplete" if (stream or {}).get("complete") is False else "")
+
+
+def stream_line(stream: dict[str, Any] | None) -> str:
+    """The stream's timing for the verdict pane: first token and first call in ms."""
+    token, call = _ms(stream, "first_token_ms"), _ms(stream, "first_call_ms")
+    said = [f"first token {token:.0f} ms" if token is not None else "no token"]
+    said.append(f"first call {call:.0f} ms" if call is not None else "no call")
+    return "streamed: " + ", ".join(said)

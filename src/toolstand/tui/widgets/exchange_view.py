@@ -14,7 +14,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Static, TextArea
 
-from toolstand.tui.model.events import EventRow, stream_title
+from toolstand.tui.model.events import EventRow, stream_line, stream_title
 from toolstand.tui.model.live import TurnView, conversation_of
 from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
 from toolstand.util.printable import visible, visible_lines
@@ -307,4 +307,6 @@ class ExchangeView(Widget):
         timing = timing_line(turn_ms(view.tries), self.total_ms, self.turns)
         if timing:
             text.append(f"\n{timing}", style="dim")
+        if self._rows is not None and resp is not None:
+            text.append(f"\n{stream_line(resp.get('stream'))}", style="dim")
         q("#verdict-text", Static).update(text)
