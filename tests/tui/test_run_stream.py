@@ -14,6 +14,7 @@ from tests.support.tui import attempts, open_history, open_run, status, wait_for
 from toolstand.attempt.record import record
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.attempt import AttemptScreen
+from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.screens.run_view import StreamEvent
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 
@@ -38,6 +39,7 @@ async def test_a_streamed_turn_lists_its_events_as_they_arrive(
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
         screen = app.screen
+        assert isinstance(screen, RunScreen)
         title = str(screen.query_one("#pane-response").border_title)
         assert title.startswith(f"events · {len(live)} · token ")
         assert " · call " in title and "HTTP 200" in title
@@ -48,7 +50,8 @@ async def test_a_streamed_turn_lists_its_events_as_they_arrive(
         events = screen.query_one("#response-events", TextArea)
         assert events.display and events.text.count("\n") + 1 == len(live)
         # the worker's messages came one per event, in arrival order, with their deltas
-        times = [m.row.ms for m in live]
+        times = [m.row.ms or 0.0 for m in live]
+        assert all(m.row.ms is not None for m in live)
         assert len(live) > 3 and times == sorted(times)
         assert live[-1].row.type == "[DONE]"
         arguments = "".join(m.row.delta for m in live)

@@ -5,13 +5,20 @@ arrival, its type and its delta, live from the transport's hook or from a record
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
-from toolstand.adapters.sse import SseEvent
-from toolstand.adapters.streaming import assemble
+from toolstand.transport_stream import recorded_events
 from toolstand.util.printable import visible
+
+
+class Event(Protocol):
+    """A dispatched server-sent event (adapters.sse.SseEvent): its name and data."""
+
+    event: str
+    data: str
+
 
 # where each API puts the piece an event adds (providers.md S2-S5): text, arguments,
 # thinking; searched depth first, the first string found is the delta
@@ -63,7 +70,7 @@ def _delta(value: Any, depth: int = 0) -> str | None:
     return None
 
 
-def event_row(event: SseEvent, ms: float | None) -> EventRow:
+def event_row(event: Event, ms: float | None) -> EventRow:
     """``event`` as a row: the ``type`` its data names (else its ``event:`` name, else
     its ``object``) and the text, arguments or thinking it adds."""
     if event.data.strip() == "[DONE]":
@@ -78,16 +85,16 @@ def event_row(event: SseEvent, ms: float | None) -> EventRow:
     return EventRow(ms, kind or "message", _delta(data) or "")
 
 
-def recorded_rows(api: str, response: dict[str, Any] | None) -> list[EventRow] | None:
+def recorded_rows(response: dict[str, Any] | None) -> list[EventRow] | None:
     """The events of a recorded streamed response, paired with its ``event_ms``; None
     when it was not streamed."""
-    stream = (response or {}).get("stream")
-    body = (response or {}).get("body")
-    if not isinstance(stream, dict) or stream.get("sse") is False or not isinstance(body, str):
+    response = response or {}
+    events = recorded_events(response)
+    stream = response.get("stream")
+    if events is None or not isinstance(stream, dict):
+        if isinstance(stream, dict) and stream.get("encoding") == "base64":
+            return [EventRow(None, "base64 body", "not UTF-8: y copies the record")]
         return None
-    if stream.get("encoding") == "base64":
-        return [EventRow(None, "base64 body", f"{len(body)} characters, not UTF-8")]
-    events, _ = assemble(api, body.encode("utf-8"))
     times = stream.get("event_ms") or []
     return [
         event_row(e, times[i] if i < len(times) and isinstance(times[i], int | float) else None)

@@ -90,9 +90,7 @@ class RunViews(ToolstandScreen):
             self.query_one(ExchangeView).add_event(event.row)
 
     def _events(self, view: TurnView) -> list[EventRow] | None:
-        if self.state is None:
-            return None
-        return recorded_rows(self.state.plan.adapter.api, view.response)
+        return recorded_rows(view.response)
 
     def _shown(self, path: Path) -> str:
         """The path as the user would type it from the project folder."""

@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.widgets import Static, TextArea
 
 from toolstand.history import error_code
-from toolstand.tui.model.events import recorded_rows, stream_title
+from toolstand.tui.model.events import EventRow, recorded_rows, stream_title
 from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
 from toolstand.tui.model.turns import attempt_turns, repair_lines, verdict_line
 from toolstand.util.printable import visible, visible_lines
@@ -154,14 +154,11 @@ class AttemptDetail(Vertical):
         self._fill()
         return True
 
-    def _events(self, raw: Any) -> list[Any] | None:
+    def _events(self, raw: Any) -> list[EventRow] | None:
         """The events of a streamed response (not when the request is shown), else None."""
-        if self.show_request or not isinstance(raw, dict) or self.rec is None:
+        if self.show_request or not isinstance(raw, dict):
             return None
-        try:
-            return recorded_rows(str(self.rec.get("api")), raw)
-        except (KeyError, ValueError):  # an api this code does not know: the body, as is
-            return None
+        return recorded_rows(raw)
 
     def _fill(self) -> None:
         rec = self.rec
@@ -181,7 +178,7 @@ class AttemptDetail(Vertical):
             area.language = None
             area.load_text(shown(_head_text(raw, tries, self.show_request)))
         elif (rows := self._events(raw)) is not None:  # a stream: its events, as they came
-            what = stream_title(raw.get("stream"), len(rows))
+            what = stream_title(raw.get("stream") if isinstance(raw, dict) else None, len(rows))
             area.language = None
             area.load_text(shown("\n".join(r.line() for r in rows) or "(no events)"))
         else:
