@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import httpx
 
-from toolstand.adapters.sse import SseDecoder
+from toolstand.adapters.sse import SseDecoder, SseEvent
 from toolstand.adapters.stream_base import StreamAssembler
 
 ACCEPT_ENCODING = "gzip, deflate"
@@ -133,6 +135,22 @@ def _through(dec: _Inflate, pieces: list[bytes], room: int) -> list[bytes]:
     return out
 
 
+# who watches the events of the streamed reads in this task as they arrive (the Run
+# screen's live session): called with each event and its arrival in ms since the request
+EventHook = Callable[[SseEvent, float], None]
+_WATCHER: ContextVar[EventHook | None] = ContextVar("toolstand_stream_watcher", default=None)
+
+
+@contextmanager
+def watching(hook: EventHook | None) -> Iterator[None]:
+    """Call ``hook`` with every streamed event read inside the block (in this task)."""
+    token = _WATCHER.set(hook)
+    try:
+        yield
+    finally:
+        _WATCHER.reset(token)
+
+
 @dataclass
 class StreamRead:
     """A streamed body as read: the bytes, each event's arrival (ms since the request,
@@ -187,6 +205,7 @@ async def read_stream(
     loop_time = dog.loop.time
     # arrival times as the clock reads them, made ms since ``began`` once at the end
     arrivals: list[float] = []
+    watcher = _WATCHER.get()
     try:
         async for chunk in body:
             dog.last = now = loop_time()
@@ -198,6 +217,8 @@ async def read_stream(
                 for event in events:
                     arrivals.append(now)
                     asm.feed(event)
+                    if watcher is not None:
+                        watcher(event, round((clock() - began) * 1000.0, 1))
     except asyncio.CancelledError:
         if not dog.fired or dog.task is None:
             raise

@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from toolstand.adapters.base import Adapter, ErrorClass
+from toolstand.adapters.sse import SseDecoder, SseEvent
 from toolstand.adapters.streaming import (
     StreamReading,
     assemble,
@@ -186,3 +187,18 @@ def recorded_reading(api: str, adapter: Adapter, response: dict[str, Any]) -> St
     status = response.get("status")
     headers = response.get("headers") or {}
     return read_assembled(api, adapter, status if isinstance(status, int) else 200, headers, asm)
+
+
+def recorded_events(response: dict[str, Any]) -> list[SseEvent] | None:
+    """The events of a recorded streamed response, in dispatch order (so they pair with
+    ``stream.event_ms``); None when it was no SSE stream or its body is base64."""
+    stream = response.get("stream")
+    body = response.get("body")
+    if not isinstance(stream, dict) or stream.get("sse") is False or not isinstance(body, str):
+        return None
+    if stream.get("encoding") == "base64":
+        return None
+    decoder = SseDecoder()
+    events = decoder.feed(body.encode("utf-8"))
+    decoder.close()
+    return events

@@ -36,6 +36,7 @@ from toolstand.history import JsonlWriter
 from toolstand.run.runner import Inputs, header, targets_for
 from toolstand.spec.cases import Case
 from toolstand.spec.config import Config
+from toolstand.transport_read import EventHook, watching
 from toolstand.tui.model.live_repair import arm
 from toolstand.tui.model.project import Project
 from toolstand.types import (
@@ -210,8 +211,16 @@ class LiveSession:
         self._stack = stack
         self._cases_sha = self.project.casefile.sha256
 
-    async def first(self, run_index: int, case: Case, mode: Mode) -> AttemptState:
-        """Start an attempt and send its first turn (cancellable while it waits)."""
+    async def first(
+        self,
+        run_index: int,
+        case: Case,
+        mode: Mode,
+        stream: bool = False,
+        on_event: EventHook | None = None,
+    ) -> AttemptState:
+        """Start an attempt in the ``stream`` arm and send its first turn (cancellable
+        while it waits); ``on_event`` sees each streamed event as it arrives."""
         if not mode_applies(case, mode):
             raise ValueError(f"mode {mode} runs only cases that expect a call")
         await self._ensure()
@@ -219,25 +228,38 @@ class LiveSession:
         key = (run_index, case.id, mode)
         self._attempts[key] += 1
         plan = plan_attempt(
-            self._targets[run_index], case, mode, self.project.contract, self.config
-        )
+            self._targets[run_index], case, mode, self.project.contract, self.config,
+            stream=stream,
+        )  # fmt: skip
         state = AttemptState(plan, self._attempts[key], self.run_id)
-        await first_turn(state, self.project.system, self._client, policy_for(self.config))
+        with watching(on_event):
+            await first_turn(state, self.project.system, self._client, policy_for(self.config))
         return state
 
     async def repair(
-        self, state: AttemptState, style: FeedbackStyle, results: list[ToolResult]
+        self,
+        state: AttemptState,
+        style: FeedbackStyle,
+        results: list[ToolResult],
+        on_event: EventHook | None = None,
     ) -> AttemptState:
         """Send the (possibly edited) feedback as the next repair turn and judge it."""
         assert self._client is not None, "a repair turn needs the session of its first"
         arm(state, style, self.config)
-        await repair_turn(state, results, self._client, policy_for(self.config))
+        with watching(on_event):
+            await repair_turn(state, results, self._client, policy_for(self.config))
         return state
 
-    async def second(self, state: AttemptState, results: list[ToolResult]) -> AttemptState:
+    async def second(
+        self,
+        state: AttemptState,
+        results: list[ToolResult],
+        on_event: EventHook | None = None,
+    ) -> AttemptState:
         """Send the (possibly edited) tool results back and judge the followup."""
         assert self._client is not None, "a second turn needs the session of its first"
-        await second_turn(state, results, self._client, policy_for(self.config))
+        with watching(on_event):
+            await second_turn(state, results, self._client, policy_for(self.config))
         return state
 
     def append(self, state: AttemptState) -> tuple[Path, AttemptRecord]:

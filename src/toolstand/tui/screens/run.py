@@ -12,7 +12,6 @@ as it stood), so turn 2 is only ever sent and recorded for the case it continues
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import on, work
@@ -176,6 +175,8 @@ class RunScreen(RunViews):
         if action in ("step", "step_repair"):
             wanted = "repair" if action == "step_repair" else "second"
             return self.awaiting_step and not self.busy and self.step_kind == wanted
+        if action == "stream_arm":
+            return len(self.stream_arms()) > 1 and not self.busy
         if action == "run":
             return not self.busy and self.app.project.config is not None
         if action == "step_turn":
@@ -217,11 +218,12 @@ class RunScreen(RunViews):
         left = self.state if self.awaiting_step else None
         self._reset()
         spec = self.app.project.config.runs[index]  # type: ignore[union-attr]
-        self.query_one(RunStatus).start(
-            visible(f"turn 1 · {case.id} · {spec.provider}/{spec.model} · {mode}")
-        )
+        stream = self.stream_arm()
+        label = visible(f"turn 1 · {case.id} · {spec.provider}/{spec.model} · {mode}")
+        self.query_one(RunStatus).start(label + (" · streamed" if stream else ""))
+        self.begin_stream(label, stream)
         self._started_for = self._key()
-        self._worker = self._first_turn(index, case, mode, left)
+        self._worker = self._first_turn(index, case, mode, left, stream)
         self.refresh_bindings()
 
     def _mode_fits(self, case: Case, mode: Mode) -> bool:
@@ -236,13 +238,13 @@ class RunScreen(RunViews):
 
     @work(exclusive=True, group="live", exit_on_error=False)
     async def _first_turn(
-        self, index: int, case: Case, mode: Mode, left: AttemptState | None
+        self, index: int, case: Case, mode: Mode, left: AttemptState | None, stream: bool
     ) -> None:
         session = self._live()
         if left is not None:
             _, rec = await session.save(left)
             self.post_message(self.Recorded(rec))
-        state = await session.first(index, case, mode)
+        state = await session.first(index, case, mode, stream, self.watcher())
         await self._next_step(session, state)
 
     async def _next_step(self, session: LiveSession, state: AttemptState) -> None:
@@ -267,14 +269,7 @@ class RunScreen(RunViews):
         _, rec = await self._live().save(state)
         self.post_message(self.Recorded(rec))
 
-    def _shown(self, path: Path) -> str:
-        """The path as the user would type it from the project folder."""
-        try:
-            return str(path.relative_to(self.app.project.root))
-        except ValueError:
-            return str(path)
-
-    def action_step_repair(self) -> None:
+    def action_step_repair(self) -> None:  # the same step, under its own key and label
         self.action_step()
 
     def action_step(self) -> None:
@@ -284,6 +279,9 @@ class RunScreen(RunViews):
             self._say("fix the tool results marked below first", "failed")
             return
         self._started_for = self.showing
+        self.begin_stream(
+            visible(f"{self.step_kind} turn · {self.state.case.id}"), self.state.plan.stream
+        )
         if self.step_kind == "repair":
             n = len(self.state.repairs) + 1
             self.query_one(RunStatus).start(
@@ -298,7 +296,7 @@ class RunScreen(RunViews):
     @work(exclusive=True, group="live", exit_on_error=False)
     async def _second_turn(self, state: AttemptState, results: list[Any]) -> None:
         session = self._live()
-        await session.second(state, results)
+        await session.second(state, results, self.watcher())
         path, rec = await session.save(state)
         self.post_message(self.TurnDone(state, rec, self._shown(path)))
 
@@ -310,7 +308,7 @@ class RunScreen(RunViews):
         assert config is not None
         # the style sent is the one picked, else the attempt's: the record must say so
         style = self._style or style_of(state, config)
-        await session.repair(state, style, results)
+        await session.repair(state, style, results, self.watcher())
         state.repairs[-1].feedback = style  # a later repair turn may be sent in another
         await self._next_step(session, state)
 

@@ -37,6 +37,13 @@ RUN_BINDINGS: list[BindingType] = [
         id="run.headers",
     ),
     Binding(
+        "f7",
+        "stream_arm",
+        "Stream arm",
+        tooltip="Stream the next attempt or not (a run whose config says stream: both)",
+        id="run.stream",
+    ),
+    Binding(
         "left_square_bracket",
         "step_turn(-1)",
         "Previous turn",

@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.widgets import Static, TextArea
 
 from toolstand.history import error_code
+from toolstand.tui.model.events import EventRow, recorded_rows, stream_title
 from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
 from toolstand.tui.model.turns import attempt_turns, repair_lines, verdict_line
 from toolstand.util.printable import visible, visible_lines
@@ -153,6 +154,12 @@ class AttemptDetail(Vertical):
         self._fill()
         return True
 
+    def _events(self, raw: Any) -> list[EventRow] | None:
+        """The events of a streamed response (not when the request is shown), else None."""
+        if self.show_request or not isinstance(raw, dict):
+            return None
+        return recorded_rows(raw)
+
     def _fill(self) -> None:
         rec = self.rec
         if rec is None:
@@ -170,6 +177,10 @@ class AttemptDetail(Vertical):
             what += " headers"
             area.language = None
             area.load_text(shown(_head_text(raw, tries, self.show_request)))
+        elif (rows := self._events(raw)) is not None:  # a stream: its events, as they came
+            what = stream_title(raw.get("stream") if isinstance(raw, dict) else None, len(rows))
+            area.language = None
+            area.load_text(shown("\n".join(r.line() for r in rows) or "(no events)"))
         else:
             area.language = "json"
             area.load_text(shown(pretty(raw)))

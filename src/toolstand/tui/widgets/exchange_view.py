@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Static, TextArea
 
+from toolstand.tui.model.events import EventRow, stream_line, stream_title
 from toolstand.tui.model.live import TurnView, conversation_of
 from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
 from toolstand.util.printable import visible, visible_lines
@@ -166,7 +167,8 @@ def response_head(view: TurnView) -> str:
 
 class ExchangeView(Widget):
     """Four panes over one TurnView; empty until something ran. The request and the
-    response each show their body or, toggled, their URL, status, headers and tries."""
+    response each show their body or, toggled, their URL, status, headers and tries; a
+    streamed response shows its events (arrival ms, type, delta) in place of the body."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -174,6 +176,8 @@ class ExchangeView(Widget):
         self.total_ms: float | None = None  # the attempt's network time, all turns
         self.turns = 1
         self._view: TurnView | None = None
+        self._rows: list[EventRow] | None = None
+        self._events = 0  # events of the turn on its way
 
     def compose(self) -> ComposeResult:
         for side in ("request", "response"):
@@ -183,6 +187,8 @@ class ExchangeView(Widget):
             ):
                 yield _body_area(f"{side}-body")
                 yield _head_area(f"{side}-head")
+                if side == "response":
+                    yield _head_area("response-events")
         with Vertical(classes="pane", id="pane-decision"):
             yield _body_area("decision-body")
         with VerticalScroll(classes="pane", id="pane-verdict"):
@@ -194,10 +200,9 @@ class ExchangeView(Widget):
     def toggle_headers(self) -> None:
         """Show the URL, headers and tries of both sides, or their bodies again."""
         self.headers_shown = not self.headers_shown
-        for side in ("request", "response"):
-            shown = f"{side}-head" if self.headers_shown else f"{side}-body"
-            self.query_one(f"#{side}-switch", ContentSwitcher).current = shown
-        self.show(self._view)
+        shown = "request-head" if self.headers_shown else "request-body"
+        self.query_one("#request-switch", ContentSwitcher).current = shown
+        self.show(self._view, self._rows)
 
     @staticmethod
     def _open_at(area: TextArea, line: int) -> None:
@@ -211,9 +216,38 @@ class ExchangeView(Widget):
             title = f"headers: {title}"
         self.query_one(f"#pane-{name}").border_title = Content(title)
 
-    def show(self, view: TurnView | None) -> None:
+    def _events_shown(self, shown: bool) -> None:
+        body = "response-events" if shown else "response-body"
+        switch = self.query_one("#response-switch", ContentSwitcher)
+        switch.current = "response-head" if self.headers_shown else body
+
+    def streaming(self, label: str) -> None:
+        """A streamed turn on its way: the events pane and the decision fill as events
+        arrive (``add_event``)."""
+        self._events = 0
+        self._events_shown(True)
+        self._pane("response", f"events · 0 · {label}")
+        self.query_one("#response-events", TextArea).load_text("")
+        self._pane("decision", "decision · streaming")
+        self.query_one("#decision-body", TextArea).load_text("")
+
+    def add_event(self, row: EventRow) -> None:
+        """One more event of the turn on its way, and its delta into the decision pane."""
+        self._events += 1
+        events = self.query_one("#response-events", TextArea)
+        events.insert(("\n" if self._events > 1 else "") + row.line(), events.document.end)
+        events.scroll_end(animate=False)
+        self._pane("response", f"events · {self._events} · streaming")
+        if row.delta:
+            decision = self.query_one("#decision-body", TextArea)
+            decision.insert(visible(row.delta), decision.document.end)
+
+    def show(self, view: TurnView | None, events: list[EventRow] | None = None) -> None:
+        """``view`` in the panes; ``events``, the rows of its streamed response."""
         self._view = view
+        self._rows = events
         q = self.query_one
+        self._events_shown(events is not None)
         if view is None:
             for name in ("request", "response", "decision"):
                 self._pane(name, name)
@@ -243,7 +277,15 @@ class ExchangeView(Widget):
             took = turn_ms(view.tries)
             latency = f" · net {took:.0f} ms" if took is not None else ""
             tries = f" · {len(view.tries)} tries" if len(view.tries) > 1 else ""
-            self._pane("response", f"raw response · HTTP {resp.get('status')}{latency}{tries}")
+            status = f"HTTP {resp.get('status')}{latency}{tries}"
+            if events is None:
+                self._pane("response", f"raw response · {status}")
+            else:
+                title = stream_title(resp.get("stream"), len(events))
+                self._pane("response", f"{title} · {status}")
+                q("#response-events", TextArea).load_text(
+                    "\n".join(r.line() for r in events) or "(no events)"
+                )
             body = resp.get("body")
             # a body that is not JSON (an HTML 502 page) is shown as the text it was
             raw.language = "json" if resp.get("body_is_json") else None
@@ -265,4 +307,6 @@ class ExchangeView(Widget):
         timing = timing_line(turn_ms(view.tries), self.total_ms, self.turns)
         if timing:
             text.append(f"\n{timing}", style="dim")
+        if self._rows is not None and resp is not None:
+            text.append(f"\n{stream_line(resp.get('stream'))}", style="dim")
         q("#verdict-text", Static).update(text)
