@@ -11,6 +11,10 @@ from typing import Any, Literal
 
 DecisionKind = Literal["tool_call", "text", "refusal", "invalid"]
 DECISION_KINDS: tuple[str, ...] = ("tool_call", "text", "refusal", "invalid")
+# how ``parse_error`` begins when the arguments write one key twice in an object; the
+# judge reads it back as ``invalid_json`` sub-code ``duplicate_key`` (records keep only
+# the message, so a rejudged history gives the same sub-code)
+DUPLICATE_KEY_ERROR = "duplicate key"
 
 
 @dataclass

@@ -18,10 +18,11 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
-from toolstand.decision import ModelDecision, ToolCall
+from toolstand.decision import DUPLICATE_KEY_ERROR, ModelDecision, ToolCall
 from toolstand.spec.contract import ToolSpec
 from toolstand.types import RequestToolChoice, ToolResultRecord
 from toolstand.util.canonical import json_type_name
+from toolstand.util.jsonpos import first_duplicate
 
 TransportCode = Literal[
     "rate_limited",
@@ -260,7 +261,37 @@ def parse_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"not valid JSON: {exc}"
     if not isinstance(value, dict):
         return None, f"arguments are a JSON {json_type_name(value)}, not an object"
+    duplicate = _duplicate_key(text, value)
+    if duplicate is not None:
+        return None, duplicate
     return value, None
+
+
+def _duplicate_key(text: str, value: dict[str, Any]) -> str | None:
+    """Why ``text`` (which parsed to ``value``) is refused for writing one key twice in
+    an object: a first-wins parser reads another call than a last-wins one. Counting the
+    keys JSON kept against the colons in the text is cheap (every written key has a
+    colon, so as many colons as kept keys means no key was written twice); the text is
+    scanned only when there are more colons."""
+    if text.count(":") == _kept_keys(value):
+        return None
+    found = first_duplicate(text)
+    if found is None:  # a '":' inside a string value, not a second key
+        return None
+    path, _line = found
+    where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+    return (
+        f"{DUPLICATE_KEY_ERROR} {str(path[-1])!r} at {where}: JSON keeps only the last,"
+        " a first-wins parser reads the first"
+    )
+
+
+def _kept_keys(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_kept_keys(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_kept_keys(v) for v in value)
+    return 0
 
 
 def reserialize(value: Any) -> str:

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from toolstand.decision import ModelDecision
+from toolstand.decision import DUPLICATE_KEY_ERROR, ModelDecision, ToolCall
 from toolstand.judge.argmatch import exact_match, expected_repr, normalized_match
 from toolstand.judge.calls import SCHEMA_SUBCODES, CallInfo, analyse, match_calls
 from toolstand.spec.cases import Case, ExpectedCall, Followup
@@ -71,6 +71,12 @@ def signature(decision: ModelDecision) -> str:
 def _contains_any(text: str | None, needles: list[str]) -> bool:
     hay = (text or "").casefold()
     return any(n.casefold() in hay for n in needles)
+
+
+def _json_subcode(call: ToolCall | None) -> str | None:
+    """``duplicate_key`` for arguments that parse but write one key twice, else None."""
+    error = call.parse_error if call is not None else None
+    return "duplicate_key" if error and error.startswith(DUPLICATE_KEY_ERROR) else None
 
 
 def _err(code: ErrorCode, **kw: Any) -> JudgeError:
@@ -265,6 +271,7 @@ def _any_call_errors(scene: _Scene) -> list[JudgeError]:
                 _err(
                     "invalid_json",
                     call_index=info.index,
+                    subcode=_json_subcode(info.call),
                     actual=info.call.raw_arguments,
                     message=info.call.parse_error,
                 )
@@ -369,6 +376,7 @@ def _argument_errors(info: CallInfo, exp: ExpectedCall, exact: bool | None) -> l
             _err(
                 "invalid_json",
                 call_index=ci,
+                subcode=_json_subcode(info.call),
                 actual=info.call.raw_arguments,
                 message=info.call.parse_error,
             )
@@ -412,6 +420,7 @@ def _no_answer(decision: ModelDecision, *, expects_call: bool) -> JudgeError:
     if "malformed_function_call" in decision.flags or unparsed:
         return _err(
             "invalid_json",
+            subcode=_json_subcode(unparsed[0] if unparsed else None),
             actual=unparsed[0].raw_arguments if unparsed else decision.finish_reason,
             message=unparsed[0].parse_error if unparsed else "no usable call",
         )
