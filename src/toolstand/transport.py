@@ -220,6 +220,23 @@ def _network_error(exc: Exception) -> ErrorClass:
     return ErrorClass("connect_error", message, retryable=False)
 
 
+def _redirect(got: _Got, headers: Mapping[str, str], secrets: list[str]) -> ErrorClass | None:
+    """A 3xx is transport code ``redirect``, never followed (a redirect could carry the
+    key to another host): its Location is kept in the record, with keys scrubbed."""
+    if got.status is None or not 300 <= got.status < 400:
+        return None
+    location = headers.get("location")
+    if location is None:
+        return ErrorClass(
+            "redirect", f"HTTP {got.status} redirect without a Location", retryable=False
+        )
+    kept = scrub(redact_url(location), secrets)
+    got.headers["location"] = kept
+    return ErrorClass(
+        "redirect", f"HTTP {got.status} redirect (not followed) to {kept}", retryable=False
+    )
+
+
 def _classify(
     adapter: Adapter, status: int, headers: dict[str, str], body: Any
 ) -> ErrorClass | None:
@@ -379,7 +396,9 @@ async def _one_try(
                     # scrubbed before anything derives a message from it: a message keeps
                     # only the start of a page, and could cut an echoed key in half
                     got.body = scrub(body, secrets)
-                    got.error = _classify(adapter, got.status, all_headers, got.body)
+                    got.error = _redirect(got, all_headers, secrets) or _classify(
+                        adapter, got.status, all_headers, got.body
+                    )
                     if built.stream:  # asked to stream, answered whole
                         got.stream = StreamTrace(sse=False)
             finally:

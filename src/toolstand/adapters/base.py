@@ -35,6 +35,7 @@ TransportCode = Literal[
     "malformed_response",
     "stream_interrupted",
     "response_too_large",
+    "redirect",
 ]
 RETRYABLE_CODES: frozenset[str] = frozenset(
     {"rate_limited", "overloaded", "timeout", "server_error", "connect_error", "stream_interrupted"}
