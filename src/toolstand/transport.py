@@ -237,6 +237,14 @@ def _redirect(got: _Got, headers: Mapping[str, str], secrets: list[str]) -> Erro
     )
 
 
+def _kept_body(status: int, body: Any, secrets: list[str]) -> Any:
+    """A 2xx answer as received: it is judged, and a key that occurs in it must not
+    rewrite a call (issue 31 M6); the record scrubs it when written (scrub_record). A
+    failure's body is scrubbed at once: its message keeps only the start of a page,
+    and could cut an echoed key in half."""
+    return body if 200 <= status < 300 or not secrets else scrub(body, secrets)
+
+
 def _classify(
     adapter: Adapter, status: int, headers: dict[str, str], body: Any
 ) -> ErrorClass | None:
@@ -393,9 +401,7 @@ async def _one_try(
                 else:
                     raw = await _read_whole(response, policy.max_response_bytes)
                     body, got.is_json = decode_body(raw)
-                    # scrubbed before anything derives a message from it: a message keeps
-                    # only the start of a page, and could cut an echoed key in half
-                    got.body = scrub(body, secrets)
+                    got.body = _kept_body(got.status, body, secrets)
                     got.error = _redirect(got, all_headers, secrets) or _classify(
                         adapter, got.status, all_headers, got.body
                     )
