@@ -57,6 +57,7 @@ from toolstand.transport_read import (
 from toolstand.transport_stream import StreamTrace, interrupted, is_event_stream, read_streamed
 from toolstand.types import TransportErrorRecord
 from toolstand.util.canonical import canonical_hash
+from toolstand.util.lenient import loads_lenient
 from toolstand.util.redact import redact_headers, redact_url, scrub, scrubbable
 
 USEFUL_HEADERS = frozenset(
@@ -189,6 +190,10 @@ def decode_body(raw: bytes) -> tuple[Any, bool]:
     try:
         return orjson.loads(raw), True
     except orjson.JSONDecodeError:
+        pass
+    try:  # valid JSON orjson cannot hold (1e400, a lone surrogate): still JSON
+        return loads_lenient(raw), True
+    except ValueError:
         return raw.decode("utf-8", errors="replace"), False
 
 

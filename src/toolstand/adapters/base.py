@@ -23,6 +23,7 @@ from toolstand.spec.contract import ToolSpec
 from toolstand.types import RequestToolChoice, ToolResultRecord
 from toolstand.util.canonical import json_type_name
 from toolstand.util.jsonpos import first_duplicate
+from toolstand.util.lenient import loads_lenient
 
 TransportCode = Literal[
     "rate_limited",
@@ -259,7 +260,10 @@ def parse_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        return None, f"not valid JSON: {exc}"
+        try:  # valid JSON orjson cannot hold (1e400, a lone surrogate) is judged
+            value = loads_lenient(text)
+        except ValueError:
+            return None, f"not valid JSON: {exc}"
     if not isinstance(value, dict):
         return None, f"arguments are a JSON {json_type_name(value)}, not an object"
     duplicate = _duplicate_key(text, value)
