@@ -106,6 +106,7 @@ SchemaSubcode = Literal[
     "range",
     "length",
     "format",
+    "depth",
 ]
 SCHEMA_SUBCODES: tuple[SchemaSubcode, ...] = get_args(SchemaSubcode)
 # the sub-code of an ``invalid_json`` whose text parses but writes one key twice in an

@@ -18,8 +18,9 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
-from toolstand.decision import DUPLICATE_KEY_ERROR, ModelDecision, ToolCall
+from toolstand.decision import DEPTH_ERROR, DUPLICATE_KEY_ERROR, ModelDecision, ToolCall
 from toolstand.spec.contract import ToolSpec
+from toolstand.spec.schema_limits import MAX_ARGUMENT_DEPTH
 from toolstand.types import RequestToolChoice, ToolResultRecord
 from toolstand.util.canonical import json_type_name
 from toolstand.util.jsonpos import first_duplicate
@@ -266,10 +267,28 @@ def parse_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
             return None, f"not valid JSON: {exc}"
     if not isinstance(value, dict):
         return None, f"arguments are a JSON {json_type_name(value)}, not an object"
+    if too_deep(text, value):
+        return None, f"{DEPTH_ERROR} {MAX_ARGUMENT_DEPTH} levels (JSON objects and arrays)"
     duplicate = _duplicate_key(text, value)
     if duplicate is not None:
         return None, duplicate
     return value, None
+
+
+def too_deep(text: str, value: Any) -> bool:
+    """Whether ``value`` (parsed from ``text``) nests deeper than MAX_ARGUMENT_DEPTH.
+    Text with no more brackets than the limit cannot: the walk is for the rest."""
+    if text.count("{") + text.count("[") <= MAX_ARGUMENT_DEPTH:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > MAX_ARGUMENT_DEPTH:
+                return True
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _duplicate_key(text: str, value: dict[str, Any]) -> str | None:
