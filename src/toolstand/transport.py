@@ -57,6 +57,7 @@ from toolstand.transport_read import (
 from toolstand.transport_stream import StreamTrace, interrupted, is_event_stream, read_streamed
 from toolstand.types import TransportErrorRecord
 from toolstand.util.canonical import canonical_hash
+from toolstand.util.depth import nests_deeper
 from toolstand.util.lenient import loads_lenient
 from toolstand.util.redact import redact_headers, redact_url, scrub, scrubbable
 
@@ -139,6 +140,8 @@ class Exchange:
     stream: StreamTrace | None = None
     ttfb_ms: float | None = None  # the final try's status line, ms after it was sent
     too_large: int | None = None  # the body passed this cap: only its start is kept
+    # a JSON body nesting past RECORD_BODY_DEPTH: judged parsed, recorded as its text
+    deep_text: str | None = None
 
     @property
     def retries(self) -> int:
@@ -165,6 +168,9 @@ class Exchange:
                 out["stream"] = stream.record()
         if self.too_large is not None:
             out["too_large"] = self.too_large
+        if self.deep_text is not None:  # no encoder can write it as JSON (issue 31 H4)
+            out["body"], out["body_is_json"] = self.deep_text, False
+            out["too_deep"] = RECORD_BODY_DEPTH
         return out
 
     def transport_error_record(self) -> TransportErrorRecord | None:
@@ -181,6 +187,11 @@ def useful_headers(headers: Mapping[str, str]) -> dict[str, str]:
         if low in USEFUL_HEADERS or "ratelimit" in low or low.endswith("-request-id"):
             kept[low] = value
     return redact_headers(kept)
+
+
+# JSON levels of a response body that a record can hold: the record wraps it in 2
+# more, and orjson stops encoding at 255
+RECORD_BODY_DEPTH = 200
 
 
 def decode_body(raw: bytes) -> tuple[Any, bool]:
@@ -282,6 +293,7 @@ class _Got:
     stream: StreamTrace | None = None
     ttfb_ms: float | None = None
     too_large: int | None = None  # the cap a body passed (response_too_large)
+    deep_text: str | None = None  # the body's text, when it nests past RECORD_BODY_DEPTH
 
 
 async def exchange(
@@ -360,6 +372,7 @@ async def exchange(
         stream=got.stream,
         ttfb_ms=got.ttfb_ms,
         too_large=got.too_large,
+        deep_text=got.deep_text,
     )
 
 
@@ -406,6 +419,8 @@ async def _one_try(
                 else:
                     raw = await _read_whole(response, policy.max_response_bytes)
                     body, got.is_json = decode_body(raw)
+                    if got.is_json and nests_deeper(body, RECORD_BODY_DEPTH, raw):
+                        got.deep_text = scrub(raw.decode("utf-8", "replace"), secrets)
                     got.body = _kept_body(got.status, body, secrets)
                     got.error = _redirect(got, all_headers, secrets) or _classify(
                         adapter, got.status, all_headers, got.body

@@ -22,17 +22,30 @@ def nested(levels: int) -> str:
     return '{"order_id":"ORD-123456","x":' + '{"x":' * (levels - 2) + "{}" + "}" * (levels - 1)
 
 
+def gemini_body(levels: int) -> bytes:
+    call = {"name": "get_order", "args": orjson.loads(nested(levels)) if levels < 250 else None}
+    text = orjson.dumps({"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": call}]}, "finishReason": "STOP"}]}).decode()  # fmt: skip
+    return text.replace('"args":null', '"args":' + nested(levels)).encode()
+
+
 class Handler(BaseHTTPRequestHandler):
     levels = 300
 
     def do_POST(self) -> None:  # the stdlib's naming
         self.rfile.read(int(self.headers["content-length"]))
+        if "generateContent" in self.path:  # Gemini sends arguments as an object
+            self.answer(gemini_body(self.levels))
+            return
         call = {"id": "c1", "type": "function",
                 "function": {"name": "get_order", "arguments": nested(self.levels)}}  # fmt: skip
         message = {"role": "assistant", "content": None, "tool_calls": [call]}
         choice = {"index": 0, "finish_reason": "tool_calls", "message": message}
         body = orjson.dumps({"id": "x", "object": "chat.completion", "model": "m",
                              "choices": [choice]})  # fmt: skip
+        self.answer(body)
+
+    def answer(self, body: bytes) -> None:
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
@@ -76,3 +89,21 @@ def test_the_limit_is_declared_beside_the_schema_limit_and_holds_at_its_edge() -
     assert over is None and error is not None and error.startswith("arguments nested deeper")
     wide = '{"a":[' + ",".join(["{}"] * 500) + "]}"  # many brackets, shallow
     assert parse_json_object(wide)[1] is None
+
+
+def test_deep_object_arguments_are_judged_and_the_body_recorded_as_text(
+    tmp_path: Path, provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEEP_GEMINI_KEY", "gk-0123456789")
+    base = provider.removesuffix("/v1")
+    run = {"provider": "local", "model": "m", "api": "gemini", "base_url": base,
+           "api_key_env": "DEEP_GEMINI_KEY"}  # fmt: skip
+    out = tmp_path / "h.jsonl"
+    summary = go(make_inputs([run], modes=["auto"]), out, only={"direct_lookup"})
+    assert (summary.crashed, summary.written) == (0, 1)
+    _, (attempt,) = read(out)
+    (error,) = attempt["judgement"]["errors"]
+    assert (error["code"], error["subcode"]) == ("invalid_arguments", "depth")
+    response = attempt["response"]
+    assert (response["body_is_json"], response["too_deep"]) == (False, 200)
+    assert orjson.loads(response["body"]) == orjson.loads(gemini_body(300))

@@ -23,6 +23,7 @@ from toolstand.spec.contract import ToolSpec
 from toolstand.spec.schema_limits import MAX_ARGUMENT_DEPTH
 from toolstand.types import RequestToolChoice, ToolResultRecord
 from toolstand.util.canonical import json_type_name
+from toolstand.util.depth import nests_deeper
 from toolstand.util.jsonpos import first_duplicate
 from toolstand.util.lenient import loads_lenient
 
@@ -267,19 +268,13 @@ def parse_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
             return None, f"not valid JSON: {exc}"
     if not isinstance(value, dict):
         return None, f"arguments are a JSON {json_type_name(value)}, not an object"
-    if too_deep(text, value):
+    if nests_deeper(value, MAX_ARGUMENT_DEPTH, text):
         return None, f"{DEPTH_ERROR} {MAX_ARGUMENT_DEPTH} levels (JSON objects and arrays)"
     duplicate = _duplicate_key(text, value)
     if duplicate is not None:
         return None, duplicate
     return value, None
 
-
-def too_deep(text: str, value: Any) -> bool:
-    """Whether ``value`` (parsed from ``text``) nests deeper than MAX_ARGUMENT_DEPTH.
-    Text with no more brackets than the limit cannot: the walk is for the rest."""
-    if text.count("{") + text.count("[") <= MAX_ARGUMENT_DEPTH:
-        return False
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
@@ -337,6 +332,9 @@ def tool_call_from_wire(name: str, raw: Any, call_id: Any, synthesized_id: str) 
     if raw is None:
         return ToolCall(name, None, None, ident, not has_id, False, "arguments missing")
     text = reserialize(raw)
+    if isinstance(raw, dict) and nests_deeper(raw, MAX_ARGUMENT_DEPTH, text):
+        why = f"{DEPTH_ERROR} {MAX_ARGUMENT_DEPTH} levels (JSON objects and arrays)"
+        return ToolCall(name, None, text, ident, not has_id, True, why)
     if isinstance(raw, dict):
         return ToolCall(name, raw, text, ident, not has_id, True, None)
     error = f"arguments are a JSON {json_type_name(raw)}, not an object"
