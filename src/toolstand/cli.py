@@ -173,7 +173,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     print(summary.line(), file=sys.stderr)
     print(output)
-    return 0
+    # an attempt that crashed is not on disk: never a clean exit (issue 31 H4)
+    return 1 if summary.crashed else 0
 
 
 def _modes(text: str) -> list[Mode]:

@@ -11,6 +11,13 @@ from typing import Any, Literal
 
 DecisionKind = Literal["tool_call", "text", "refusal", "invalid"]
 DECISION_KINDS: tuple[str, ...] = ("tool_call", "text", "refusal", "invalid")
+# how ``parse_error`` begins when the arguments write one key twice in an object; the
+# judge reads it back as ``invalid_json`` sub-code ``duplicate_key`` (records keep only
+# the message, so a rejudged history gives the same sub-code)
+DUPLICATE_KEY_ERROR = "duplicate key"
+# how ``parse_error`` begins when the arguments nest deeper than MAX_ARGUMENT_DEPTH: the
+# judge reads it back as ``invalid_arguments`` sub-code ``depth``
+DEPTH_ERROR = "arguments nested deeper than"
 
 
 @dataclass

@@ -57,6 +57,8 @@ from toolstand.transport_read import (
 from toolstand.transport_stream import StreamTrace, interrupted, is_event_stream, read_streamed
 from toolstand.types import TransportErrorRecord
 from toolstand.util.canonical import canonical_hash
+from toolstand.util.depth import nests_deeper
+from toolstand.util.lenient import loads_lenient
 from toolstand.util.redact import redact_headers, redact_url, scrub, scrubbable
 
 USEFUL_HEADERS = frozenset(
@@ -140,6 +142,8 @@ class Exchange:
     stream: StreamTrace | None = None
     ttfb_ms: float | None = None  # the final try's status line, ms after it was sent
     too_large: int | None = None  # the body passed this cap: only its start is kept
+    # a JSON body nesting past RECORD_BODY_DEPTH: judged parsed, recorded as its text
+    deep_text: str | None = None
 
     @property
     def retries(self) -> int:
@@ -166,6 +170,9 @@ class Exchange:
                 out["stream"] = stream.record()
         if self.too_large is not None:
             out["too_large"] = self.too_large
+        if self.deep_text is not None:  # no encoder can write it as JSON (issue 31 H4)
+            out["body"], out["body_is_json"] = self.deep_text, False
+            out["too_deep"] = RECORD_BODY_DEPTH
         return out
 
     def transport_error_record(self) -> TransportErrorRecord | None:
@@ -184,6 +191,11 @@ def useful_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return redact_headers(kept)
 
 
+# JSON levels of a response body that a record can hold: the record wraps it in 2
+# more, and orjson stops encoding at 255
+RECORD_BODY_DEPTH = 200
+
+
 def decode_body(raw: bytes) -> tuple[Any, bool]:
     """(parsed JSON, True), else (the text, False)."""
     if not raw:
@@ -191,6 +203,10 @@ def decode_body(raw: bytes) -> tuple[Any, bool]:
     try:
         return orjson.loads(raw), True
     except orjson.JSONDecodeError:
+        pass
+    try:  # valid JSON orjson cannot hold (1e400, a lone surrogate): still JSON
+        return loads_lenient(raw), True
+    except ValueError:
         return raw.decode("utf-8", errors="replace"), False
 
 
@@ -220,6 +236,31 @@ def _network_error(exc: Exception) -> ErrorClass:
     if isinstance(exc, httpx.DecodingError):  # the body arrived but cannot be decoded
         return ErrorClass("malformed_response", message)
     return ErrorClass("connect_error", message, retryable=False)
+
+
+def _redirect(got: _Got, headers: Mapping[str, str], secrets: list[str]) -> ErrorClass | None:
+    """A 3xx is transport code ``redirect``, never followed (a redirect could carry the
+    key to another host): its Location is kept in the record, with keys scrubbed."""
+    if got.status is None or not 300 <= got.status < 400:
+        return None
+    location = headers.get("location")
+    if location is None:
+        return ErrorClass(
+            "redirect", f"HTTP {got.status} redirect without a Location", retryable=False
+        )
+    kept = scrub(redact_url(location), secrets)
+    got.headers["location"] = kept
+    return ErrorClass(
+        "redirect", f"HTTP {got.status} redirect (not followed) to {kept}", retryable=False
+    )
+
+
+def _kept_body(status: int, body: Any, secrets: list[str]) -> Any:
+    """A 2xx answer as received: it is judged, and a key that occurs in it must not
+    rewrite a call (issue 31 M6); the record scrubs it when written (scrub_record). A
+    failure's body is scrubbed at once: its message keeps only the start of a page,
+    and could cut an echoed key in half."""
+    return body if 200 <= status < 300 or not secrets else scrub(body, secrets)
 
 
 def _classify(
@@ -254,6 +295,7 @@ class _Got:
     stream: StreamTrace | None = None
     ttfb_ms: float | None = None
     too_large: int | None = None  # the cap a body passed (response_too_large)
+    deep_text: str | None = None  # the body's text, when it nests past RECORD_BODY_DEPTH
 
 
 async def exchange(
@@ -332,6 +374,7 @@ async def exchange(
         stream=got.stream,
         ttfb_ms=got.ttfb_ms,
         too_large=got.too_large,
+        deep_text=got.deep_text,
     )
 
 
@@ -378,10 +421,12 @@ async def _one_try(
                 else:
                     raw = await _read_whole(response, policy.max_response_bytes)
                     body, got.is_json = decode_body(raw)
-                    # scrubbed before anything derives a message from it: a message keeps
-                    # only the start of a page, and could cut an echoed key in half
-                    got.body = scrub(body, secrets)
-                    got.error = _classify(adapter, got.status, all_headers, got.body)
+                    if got.is_json and nests_deeper(body, RECORD_BODY_DEPTH, raw):
+                        got.deep_text = scrub(raw.decode("utf-8", "replace"), secrets)
+                    got.body = _kept_body(got.status, body, secrets)
+                    got.error = _redirect(got, all_headers, secrets) or _classify(
+                        adapter, got.status, all_headers, got.body
+                    )
                     if built.stream:  # asked to stream, answered whole
                         got.stream = StreamTrace(sse=False)
             finally:

@@ -118,10 +118,8 @@ def _settle(
     except UnicodeDecodeError:
         trace.text, trace.encoding = base64.b64encode(raw).decode("ascii"), "base64"
     else:
-        scrubbed = scrub(text, secrets) if secrets else text
-        if scrubbed != text:  # a key echoed in the stream: read what is recorded
-            _, asm = assemble(adapter.api, scrubbed.encode())
-        trace.text = scrubbed
+        # the stream is read as received (issue 31 M6); the text kept is scrubbed
+        trace.text = scrub(text, secrets) if secrets else text
     reading = read_assembled(adapter.api, adapter, got.status, headers, asm)
     if read.idle and reading.error is not None and reading.error.code == "stream_interrupted":
         reading.error.message += f" (idle for more than {idle_s:g} s)"

@@ -106,8 +106,12 @@ SchemaSubcode = Literal[
     "range",
     "length",
     "format",
+    "depth",
 ]
 SCHEMA_SUBCODES: tuple[SchemaSubcode, ...] = get_args(SchemaSubcode)
+# the sub-code of an ``invalid_json`` whose text parses but writes one key twice in an
+# object: a first-wins parser and a last-wins parser read different calls (issue 31 M11)
+JsonSubcode = Literal["duplicate_key"]
 
 RepairClass = Literal["raw_valid", "repairable", "invalid"]
 
@@ -118,7 +122,7 @@ class JudgeError(TypedDict):
     code: ErrorCode
     turn: int
     call_index: NotRequired[int]
-    subcode: NotRequired[SchemaSubcode]
+    subcode: NotRequired[SchemaSubcode | JsonSubcode]
     path: NotRequired[str]
     expected: NotRequired[Any]
     actual: NotRequired[Any]

@@ -18,10 +18,14 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
-from toolstand.decision import ModelDecision, ToolCall
+from toolstand.decision import DEPTH_ERROR, DUPLICATE_KEY_ERROR, ModelDecision, ToolCall
 from toolstand.spec.contract import ToolSpec
+from toolstand.spec.schema_limits import MAX_ARGUMENT_DEPTH
 from toolstand.types import RequestToolChoice, ToolResultRecord
 from toolstand.util.canonical import json_type_name
+from toolstand.util.depth import nests_deeper
+from toolstand.util.jsonpos import first_duplicate
+from toolstand.util.lenient import loads_lenient
 
 TransportCode = Literal[
     "rate_limited",
@@ -34,6 +38,7 @@ TransportCode = Literal[
     "malformed_response",
     "stream_interrupted",
     "response_too_large",
+    "redirect",
 ]
 RETRYABLE_CODES: frozenset[str] = frozenset(
     {"rate_limited", "overloaded", "timeout", "server_error", "connect_error", "stream_interrupted"}
@@ -257,10 +262,55 @@ def parse_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        return None, f"not valid JSON: {exc}"
+        try:  # valid JSON orjson cannot hold (1e400, a lone surrogate) is judged
+            value = loads_lenient(text)
+        except ValueError:
+            return None, f"not valid JSON: {exc}"
     if not isinstance(value, dict):
         return None, f"arguments are a JSON {json_type_name(value)}, not an object"
+    if nests_deeper(value, MAX_ARGUMENT_DEPTH, text):
+        return None, f"{DEPTH_ERROR} {MAX_ARGUMENT_DEPTH} levels (JSON objects and arrays)"
+    duplicate = _duplicate_key(text, value)
+    if duplicate is not None:
+        return None, duplicate
     return value, None
+
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > MAX_ARGUMENT_DEPTH:
+                return True
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _duplicate_key(text: str, value: dict[str, Any]) -> str | None:
+    """Why ``text`` (which parsed to ``value``) is refused for writing one key twice in
+    an object: a first-wins parser reads another call than a last-wins one. Counting the
+    keys JSON kept against the colons in the text is cheap (every written key has a
+    colon, so as many colons as kept keys means no key was written twice); the text is
+    scanned only when there are more colons."""
+    if text.count(":") == _kept_keys(value):
+        return None
+    found = first_duplicate(text)
+    if found is None:  # a '":' inside a string value, not a second key
+        return None
+    path, _line = found
+    where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+    return (
+        f"{DUPLICATE_KEY_ERROR} {str(path[-1])!r} at {where}: JSON keeps only the last,"
+        " a first-wins parser reads the first"
+    )
+
+
+def _kept_keys(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_kept_keys(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_kept_keys(v) for v in value)
+    return 0
 
 
 def reserialize(value: Any) -> str:
@@ -282,6 +332,9 @@ def tool_call_from_wire(name: str, raw: Any, call_id: Any, synthesized_id: str) 
     if raw is None:
         return ToolCall(name, None, None, ident, not has_id, False, "arguments missing")
     text = reserialize(raw)
+    if isinstance(raw, dict) and nests_deeper(raw, MAX_ARGUMENT_DEPTH, text):
+        why = f"{DEPTH_ERROR} {MAX_ARGUMENT_DEPTH} levels (JSON objects and arrays)"
+        return ToolCall(name, None, text, ident, not has_id, True, why)
     if isinstance(raw, dict):
         return ToolCall(name, raw, text, ident, not has_id, True, None)
     error = f"arguments are a JSON {json_type_name(raw)}, not an object"

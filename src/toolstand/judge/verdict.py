@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from toolstand.decision import ModelDecision
+from toolstand.decision import DEPTH_ERROR, DUPLICATE_KEY_ERROR, ModelDecision, ToolCall
 from toolstand.judge.argmatch import exact_match, expected_repr, normalized_match
 from toolstand.judge.calls import SCHEMA_SUBCODES, CallInfo, analyse, match_calls
 from toolstand.spec.cases import Case, ExpectedCall, Followup
@@ -71,6 +71,33 @@ def signature(decision: ModelDecision) -> str:
 def _contains_any(text: str | None, needles: list[str]) -> bool:
     hay = (text or "").casefold()
     return any(n.casefold() in hay for n in needles)
+
+
+def _json_subcode(call: ToolCall | None) -> str | None:
+    """``duplicate_key`` for arguments that parse but write one key twice, else None."""
+    error = call.parse_error if call is not None else None
+    return "duplicate_key" if error and error.startswith(DUPLICATE_KEY_ERROR) else None
+
+
+def _unparsed(call: ToolCall, index: int) -> JudgeError:
+    """The one code of a call whose raw arguments were not read: ``invalid_json``, or
+    ``invalid_arguments`` sub-code ``depth`` for JSON nested deeper than the declared
+    limit (issue 31 H4: such arguments could not even be recorded)."""
+    if call.parse_error and call.parse_error.startswith(DEPTH_ERROR):
+        return _err(
+            "invalid_arguments",
+            call_index=index,
+            subcode="depth",
+            path="$",
+            message=call.parse_error,
+        )
+    return _err(
+        "invalid_json",
+        call_index=index,
+        subcode=_json_subcode(call),
+        actual=call.raw_arguments,
+        message=call.parse_error,
+    )
 
 
 def _err(code: ErrorCode, **kw: Any) -> JudgeError:
@@ -261,14 +288,7 @@ def _any_call_errors(scene: _Scene) -> list[JudgeError]:
         if info.spec is None:
             errors.append(_err("wrong_tool", call_index=info.index, actual=info.call.name))
         elif info.call.arguments is None and info.call.raw_arguments is not None:
-            errors.append(
-                _err(
-                    "invalid_json",
-                    call_index=info.index,
-                    actual=info.call.raw_arguments,
-                    message=info.call.parse_error,
-                )
-            )
+            errors.append(_unparsed(info.call, info.index))
     return errors
 
 
@@ -365,14 +385,7 @@ def _argument_errors(info: CallInfo, exp: ExpectedCall, exact: bool | None) -> l
                     message=info.call.parse_error or "arguments missing",
                 )
             ]
-        return [
-            _err(
-                "invalid_json",
-                call_index=ci,
-                actual=info.call.raw_arguments,
-                message=info.call.parse_error,
-            )
-        ]
+        return [_unparsed(info.call, ci)]
     out = [
         _err(
             "invalid_arguments",
@@ -412,6 +425,7 @@ def _no_answer(decision: ModelDecision, *, expects_call: bool) -> JudgeError:
     if "malformed_function_call" in decision.flags or unparsed:
         return _err(
             "invalid_json",
+            subcode=_json_subcode(unparsed[0] if unparsed else None),
             actual=unparsed[0].raw_arguments if unparsed else decision.finish_reason,
             message=unparsed[0].parse_error if unparsed else "no usable call",
         )

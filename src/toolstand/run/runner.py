@@ -125,6 +125,11 @@ class RunSummary:
     verdicts: Counter[str]
     seconds: float
 
+    @property
+    def crashed(self) -> int:
+        """Attempts that crashed and are not recorded: ``run`` then exits 1."""
+        return self.verdicts["crashed"]
+
     def line(self) -> str:
         v = self.verdicts
         return (
@@ -184,7 +189,8 @@ async def _run_locked(
         output,
         len(items),
         len(items) - len(todo),
-        len(todo),
+        # the records on disk: a crashed attempt wrote none (issue 31 L8)
+        sum(n for verdict, n in work.verdicts.items() if verdict != "crashed"),
         work.verdicts,
         time.monotonic() - t0,
     )

@@ -19,6 +19,10 @@ from urllib.parse import unquote
 # wrap a schema in ~8 more levels, and the JSON encoder stops at 255; real tool schemas
 # (MCP servers, BFCL, SDK models) stay under 20
 MAX_SCHEMA_DEPTH = 100
+# JSON levels within a model's call arguments: deeper is ``invalid_arguments`` sub-code
+# ``depth`` (issue 31 H4). The attempt record wraps arguments in ~10 more levels, and
+# the encoder stops at 255; a schema of MAX_SCHEMA_DEPTH levels describes fewer
+MAX_ARGUMENT_DEPTH = 100
 
 Parts = tuple[str | int, ...]
 _SAME_INSTANCE_ONE = ("not", "if", "then", "else")

@@ -44,7 +44,7 @@ SECRET_PARAMS: frozenset[str] = frozenset({"key", "api_key", "api-key"})
 # within those fields, the objects whose keys a provider chose (a body, a call's
 # arguments and what the judge derived from them): their keys are scrubbed too
 PROVIDER_OBJECTS: frozenset[str] = frozenset(
-    {"body", "arguments", "repaired_arguments", "received", "args", "input"}
+    {"body", "arguments", "repaired_arguments", "received", "args", "input", "actual"}
 )
 TRAVELLED_FIELDS: tuple[str, ...] = (
     "user",
@@ -55,6 +55,9 @@ TRAVELLED_FIELDS: tuple[str, ...] = (
     "decision",
     "judgement",
     "second_turn",
+    # repair turns carry their own request and answer (held as received until written)
+    "repair_turns",
+    "feedback",
 )
 
 
