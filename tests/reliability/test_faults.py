@@ -175,10 +175,12 @@ def test_retries_stop_inside_the_total_budget(
     """A budget too small for every retry: the runner stops early, before a wait that
     would cross it, and reports the last failure. On virtual time (the waits are what
     the budget is spent on; a loaded machine's slow answer no longer is), so the count
-    is exact: waits of 0.05 and 0.1 fit 0.25 s, the third (0.15 at least) would not."""
+    is exact: waits of 0.5 and 1 fit 2.5 s, the third (1.5 at least) would not. The
+    budget also bounds each try's real time (issue 31, H2): what is left of it after
+    the virtual waits, 1 s, is far more than a loaded machine's answer takes."""
     vt = virtual_time(monkeypatch)
-    budget = 0.25
-    retry = {"max_retries": 6, "base_delay_s": 0.05, "max_delay_s": 1, "total_budget_s": budget}
+    budget = 2.5
+    retry = {"max_retries": 6, "base_delay_s": 0.5, "max_delay_s": 10, "total_budget_s": budget}
     inputs = make_inputs(
         [sim("sim-flaky", api) for api in APIS],
         parallelism=8,
