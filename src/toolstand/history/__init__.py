@@ -30,7 +30,9 @@ from toolstand.history.query import (
     value_label,
 )
 from toolstand.history.read import (
+    MAX_LINE_BYTES,
     HistoryWarning,
+    bounded_lines,
     decode_summary,
     in_key_order,
     iter_records,
@@ -58,6 +60,7 @@ __all__ = [
     "FACETS",
     "FOLDER",
     "KEPT",
+    "MAX_LINE_BYTES",
     "MIN_ROWS",
     "ODD",
     "SAVE_EVERY",
@@ -79,6 +82,7 @@ __all__ = [
     "RunMeta",
     "attempt_key",
     "attempt_problem",
+    "bounded_lines",
     "day_range",
     "decode_summary",
     "describe_run_file",
