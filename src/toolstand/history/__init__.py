@@ -15,7 +15,15 @@ Modules inside this package import each other directly, never through this face 
 imports them all, so going through it from inside would be circular).
 """
 
-from toolstand.history.fields import RunMeta, attempt_problem, field_problem, outcome_problem
+from toolstand.history.fields import (
+    RunMeta,
+    attempt_problem,
+    field_problem,
+    header_problem,
+    judgement_problem,
+    outcome_problem,
+    turn_types_problem,
+)
 from toolstand.history.files import RunFile, describe_run_file, list_run_files
 from toolstand.history.index import Facet, HistoryIndex
 from toolstand.history.keep import SAVE_EVERY, IndexedWriter
@@ -89,9 +97,11 @@ __all__ = [
     "error_code",
     "field_problem",
     "flat_row",
+    "header_problem",
     "in_key_order",
     "iter_lines",
     "iter_records",
+    "judgement_problem",
     "list_run_files",
     "lock_path",
     "open_indexed",
@@ -105,6 +115,7 @@ __all__ = [
     "scan_with",
     "sidecar_path",
     "split_metrics",
+    "turn_types_problem",
     "unique_paths",
     "value_label",
 ]

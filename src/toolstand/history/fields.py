@@ -150,13 +150,24 @@ def type_problem(rec: Mapping[str, Any]) -> str | None:
     """Why an attempt's optional fields have a type no reader can use, or None: numbers
     that are text, usage that is not an object, a second turn or its judgement that is
     not an object, errors or calls that are not arrays of objects."""
-    problem = _turn_problem(rec, "") or _judgement_problem(rec.get("judgement"), "")
+    problem = _judgement_problem(rec.get("judgement"), "")
+    return problem or turn_types_problem(rec, rec.get("second_turn"))
+
+
+def judgement_problem(j: Any) -> str | None:
+    """Why a judgement's metrics, errors or calls have a type no reader can use, or None."""
+    return _judgement_problem(j, "")
+
+
+def turn_types_problem(rec: Mapping[str, Any], st: Any) -> str | None:
+    """type_problem without the first turn's judgement: the numbers and usage of both
+    turns and the second turn's shape (``st``, which a fast reader keeps apart)."""
+    problem = _turn_problem(rec, "")
     if problem is not None:
         return problem
     te = rec.get("transport_error")
     if te is not None and type(te) is not dict:
         return "field transport_error is not an object"
-    st = rec.get("second_turn")
     if st is None:
         return None
     if type(st) is not dict:
