@@ -15,7 +15,15 @@ Modules inside this package import each other directly, never through this face 
 imports them all, so going through it from inside would be circular).
 """
 
-from toolstand.history.fields import RunMeta, attempt_problem, field_problem, outcome_problem
+from toolstand.history.fields import (
+    RunMeta,
+    attempt_problem,
+    field_problem,
+    header_problem,
+    judgement_problem,
+    outcome_problem,
+    turn_types_problem,
+)
 from toolstand.history.files import RunFile, describe_run_file, list_run_files
 from toolstand.history.index import Facet, HistoryIndex
 from toolstand.history.keep import SAVE_EVERY, IndexedWriter
@@ -30,7 +38,9 @@ from toolstand.history.query import (
     value_label,
 )
 from toolstand.history.read import (
+    MAX_LINE_BYTES,
     HistoryWarning,
+    bounded_lines,
     decode_summary,
     in_key_order,
     iter_records,
@@ -58,6 +68,7 @@ __all__ = [
     "FACETS",
     "FOLDER",
     "KEPT",
+    "MAX_LINE_BYTES",
     "MIN_ROWS",
     "ODD",
     "SAVE_EVERY",
@@ -79,15 +90,18 @@ __all__ = [
     "RunMeta",
     "attempt_key",
     "attempt_problem",
+    "bounded_lines",
     "day_range",
     "decode_summary",
     "describe_run_file",
     "error_code",
     "field_problem",
     "flat_row",
+    "header_problem",
     "in_key_order",
     "iter_lines",
     "iter_records",
+    "judgement_problem",
     "list_run_files",
     "lock_path",
     "open_indexed",
@@ -101,6 +115,7 @@ __all__ = [
     "scan_with",
     "sidecar_path",
     "split_metrics",
+    "turn_types_problem",
     "unique_paths",
     "value_label",
 ]

@@ -75,7 +75,132 @@ def attempt_problem(rec: Mapping[str, Any]) -> str | None:
         problem = field_problem(rec, key)
         if problem is not None:
             return problem
-    return outcome_problem(rec.get("judgement"), rec.get("transport_error"))
+    return outcome_problem(rec.get("judgement"), rec.get("transport_error")) or type_problem(rec)
+
+
+# optional numbers of a turn: absent or null, else a non-negative number (ints for counts)
+_TURN_NUMBERS = ("elapsed_ms", "cost_usd", "first_token_ms", "first_call_ms", "latency_ms")
+_TURN_COUNTS = ("retries",)
+_USAGE_COUNTS = ("input_tokens", "output_tokens")
+_METRIC_COUNTS = (
+    *("calls_made", "calls_unknown_tool", "calls_schema_valid"),
+    *("exact_denominator", "exact_correct", "normalized_correct"),
+)
+_METRIC_FLAGS = ("expects_call", "called", "decision_correct", "tool_selection_correct", "unsafe")
+
+
+def _number_problem(where: str, value: Any, count: bool) -> str | None:
+    kind = type(value)
+    if value is None or (kind is int and value >= 0):
+        return None
+    if not count and kind is float and 0 <= value < float("inf"):
+        return None
+    want = "a non-negative integer" if count else "a non-negative number"
+    return f"field {where} is {_a(json_type_name(value))}, not {want}"
+
+
+def _turn_problem(rec: Mapping[str, Any], prefix: str) -> str | None:
+    """Why a turn's optional numbers and usage cannot be summed, or None."""
+    for key in (*_TURN_NUMBERS, *_TURN_COUNTS):
+        if key in rec:
+            problem = _number_problem(prefix + key, rec[key], key in _TURN_COUNTS)
+            if problem is not None:
+                return problem
+    usage = rec.get("usage")
+    if usage is None:
+        return None
+    if type(usage) is not dict:
+        return f"field {prefix}usage is {_a(json_type_name(usage))}, not an object"
+    for key in _USAGE_COUNTS:
+        problem = _number_problem(f"{prefix}usage.{key}", usage.get(key), True)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _judgement_problem(j: Any, prefix: str) -> str | None:
+    """Why a judgement's metrics, errors or calls cannot be read, or None."""
+    if j is None:
+        return None
+    if type(j) is not dict:
+        return f"field {prefix}judgement is {_a(json_type_name(j))}, not an object"
+    metrics = j.get("metrics")
+    if metrics is not None:
+        if type(metrics) is not dict:
+            return f"field {prefix}judgement.metrics is not an object"
+        for key in _METRIC_COUNTS:
+            problem = _number_problem(f"{prefix}judgement.metrics.{key}", metrics.get(key), True)
+            if problem is not None:
+                return problem
+        for key in _METRIC_FLAGS:
+            if type(metrics.get(key)) not in (bool, type(None)):
+                return f"field {prefix}judgement.metrics.{key} is not true, false or null"
+    for key in ("errors", "calls"):
+        items = j.get(key)
+        if items is None:
+            continue
+        if type(items) is not list:
+            return f"field {prefix}judgement.{key} is {_a(json_type_name(items))}, not an array"
+        if not all(type(x) is dict for x in items):
+            return f"field {prefix}judgement.{key} holds an item that is not an object"
+    return None
+
+
+def type_problem(rec: Mapping[str, Any]) -> str | None:
+    """Why an attempt's optional fields have a type no reader can use, or None: numbers
+    that are text, usage that is not an object, a second turn or its judgement that is
+    not an object, errors or calls that are not arrays of objects."""
+    problem = _judgement_problem(rec.get("judgement"), "")
+    return problem or turn_types_problem(rec, rec.get("second_turn"))
+
+
+def judgement_problem(j: Any) -> str | None:
+    """Why a judgement's metrics, errors or calls have a type no reader can use, or None."""
+    return _judgement_problem(j, "")
+
+
+def turn_types_problem(rec: Mapping[str, Any], st: Any) -> str | None:
+    """type_problem without the first turn's judgement: the numbers and usage of both
+    turns and the second turn's shape (``st``, which a fast reader keeps apart)."""
+    problem = _turn_problem(rec, "")
+    if problem is not None:
+        return problem
+    te = rec.get("transport_error")
+    if te is not None and type(te) is not dict:
+        return "field transport_error is not an object"
+    if st is None:
+        return None
+    if type(st) is not dict:
+        return f"field second_turn is {_a(json_type_name(st))}, not an object"
+    ste = st.get("transport_error")
+    if ste is not None and (type(ste) is not dict or type(ste.get("code")) is not str):
+        return "field second_turn.transport_error has no code"
+    return _turn_problem(st, "second_turn.") or _judgement_problem(
+        st.get("judgement"), "second_turn."
+    )
+
+
+# header fields that, when present and not empty, must be objects (or a list of them)
+_HEADER_OBJECTS = ("contract", "cases", "prompt", "settings")
+
+
+def header_problem(rec: Mapping[str, Any]) -> str | None:
+    """Why the stand cannot use this run header, or None: run_id must be a string, runs
+    an array of objects, contract, cases, prompt and settings objects when given."""
+    problem = field_problem(rec, "run_id")
+    if problem is not None:
+        return problem
+    for key in _HEADER_OBJECTS:
+        value = rec.get(key)
+        if value and type(value) is not dict:
+            return f"field {key} is {_a(json_type_name(value))}, not an object"
+    runs = rec.get("runs")
+    if runs is not None:
+        if type(runs) is not list:
+            return f"field runs is {_a(json_type_name(runs))}, not an array"
+        if not all(type(x) is dict for x in runs):
+            return "field runs holds an item that is not an object"
+    return None
 
 
 @dataclass
@@ -150,3 +275,8 @@ class RunMeta:
             if run.get("simulated"):
                 self.simulated[key] = True
         self._add_matrix(h)
+
+
+def kind_word(kind: Any) -> str:
+    """How a skip warning names a record of this type."""
+    return "attempt" if kind == "attempt" else "run header"

@@ -30,6 +30,7 @@ from typing import Any
 
 import orjson
 
+import toolstand.history.read as history_read
 from toolstand.history.columns import (
     MINUTE,
     SECONDS,
@@ -48,6 +49,7 @@ from toolstand.history.read import (
     SECOND_NULL,
     TOOL_RESULTS,
     HistoryWarning,
+    too_long,
 )
 from toolstand.history.report_rows import (
     HEAD_KEYS,
@@ -102,6 +104,7 @@ class HistoryIndex:
         self.user_text: dict[tuple[int, int], str] = {}  # (run code, case code) -> user message
         self.warnings: list[HistoryWarning] = []
         self.tail: HistoryWarning | None = None  # an unfinished last line, if any
+        self.too_long: HistoryWarning | None = None  # a line past MAX_LINE_BYTES, if any
         self.slow_lines = 0
         self.persisted = 0  # rows a sidecar file holds (history.sidecar)
         self.report = ReportRows()  # what the report counts of each row (report_rows.py)
@@ -121,6 +124,8 @@ class HistoryIndex:
         """Index whole lines from ``end`` onwards (at most about ``max_bytes``); the number
         of attempts added. Raises OSError when the file cannot be read."""
         added = 0
+        if self.too_long is not None:
+            return 0  # a line past MAX_LINE_BYTES: nothing after it is read
         with open(self.path, "rb", buffering=0) as fh:
             self.size_hint = os.fstat(fh.fileno()).st_size
             fh.seek(self.end)
@@ -138,6 +143,12 @@ class HistoryIndex:
                 if last == -1 and budget < max_bytes:
                     break  # the budget ends mid-line: that line is read next time
                 while last == -1:  # one line longer than the chunk: read on until it ends
+                    if n > history_read.MAX_LINE_BYTES:
+                        self.too_long = too_long(
+                            self.path, self.lines + 1, history_read.MAX_LINE_BYTES
+                        )
+                        self.warnings.append(self.too_long)
+                        break
                     more = fh.read(chunk)
                     if not more:
                         break
@@ -157,6 +168,8 @@ class HistoryIndex:
         fh.seek(self.end)
         rest = fh.read(1 << 20)
         self.tail = None
+        if b"\n" in rest or self.too_long is not None or (len(rest) == 1 << 20 and fh.read(1)):
+            return  # whole lines still to index (a budgeted update): no tail yet
         if rest.strip():
             what = "torn last line (no newline at end) skipped"
             try:

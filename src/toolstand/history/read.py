@@ -40,11 +40,11 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, TypeVar
+from typing import IO, Any, Literal, NamedTuple, TypeVar
 
 import orjson
 
-from toolstand.history.fields import attempt_problem
+from toolstand.history.fields import attempt_problem, header_problem, kind_word
 from toolstand.util.printable import visible
 
 # Top-level keys written before "second_turn", in the order in_key_order writes them:
@@ -327,12 +327,45 @@ def scan_with(
     sink: list[HistoryWarning] = warnings if warnings is not None else []
     offset = 0
     with open(name, "rb", buffering=1 << 20) as fh:
-        for number, raw in enumerate(fh, 1):
+        for number, raw in enumerate(bounded_lines(fh, name, sink), 1):
             start = offset
             offset += len(raw)
             rec = read_line(name, number, raw, decode, sink)
             if rec is not None:
                 yield number, start, rec
+
+
+# the longest line any reader takes in: past it a file (``/dev/zero``, a line without
+# newlines) is not read on, so memory stays bounded
+MAX_LINE_BYTES = 1 << 30
+
+
+def too_long(name: str, number: int, limit: int) -> HistoryWarning:
+    """The warning for a line over ``limit`` bytes, after which a reader stops."""
+    return HistoryWarning(
+        name, number, f"line longer than {limit} bytes; it and the rest of the file not read"
+    )
+
+
+def bounded_lines(
+    fh: IO[bytes],
+    name: str,
+    sink: list[HistoryWarning],
+    first: int = 1,
+    limit: int | None = None,
+) -> Iterator[bytes]:
+    """The raw lines of ``fh`` from where it stands, ``first`` being the first one's
+    number, each at most ``limit`` bytes (MAX_LINE_BYTES); at a longer one a too_long
+    warning goes to ``sink`` and the reading stops."""
+    cap = MAX_LINE_BYTES if limit is None else limit
+    readline = fh.readline
+    number = first
+    while raw := readline(cap + 1):
+        if len(raw) > cap and not raw.endswith(b"\n"):
+            sink.append(too_long(name, number, cap))
+            return
+        yield raw
+        number += 1
 
 
 def read_line(
@@ -369,9 +402,9 @@ def read_line(
         if kind not in RECORD_TYPES:
             sink.append(HistoryWarning(name, number, f"unknown record type {kind!r} skipped"))
             return None
-        problem = attempt_problem(rec) if kind == "attempt" else None
+        problem = attempt_problem(rec) if kind == "attempt" else header_problem(rec)
         if problem is not None:
-            sink.append(HistoryWarning(name, number, f"attempt skipped: {problem}"))
+            sink.append(HistoryWarning(name, number, f"{kind_word(kind)} skipped: {problem}"))
             return None
     return rec
 
@@ -434,9 +467,16 @@ def read_record(path: str | os.PathLike[str], offset: int) -> dict[str, Any]:
     """The whole record of the line starting at ``offset`` (e.g. after a summary scan)."""
     with open(os.fspath(path), "rb") as fh:
         fh.seek(offset)
-        rec = orjson.loads(fh.readline())
+        raw = fh.readline(MAX_LINE_BYTES + 1)
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            raise ValueError(f"{os.fspath(path)}@{offset}: line longer than {MAX_LINE_BYTES} bytes")
+        rec = orjson.loads(raw)
     if not isinstance(rec, dict):
         raise ValueError(f"{os.fspath(path)}@{offset}: not a JSON object")
+    kind = rec.get("type")
+    problem = attempt_problem(rec) if kind == "attempt" else None
+    if problem is not None:  # never show a record no reader can use (the TUI's detail)
+        raise ValueError(f"{os.fspath(path)}@{offset}: {problem}")
     return rec
 
 

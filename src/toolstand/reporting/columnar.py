@@ -19,7 +19,14 @@ from typing import IO, Any
 
 import orjson
 
-from toolstand.history import ODD, HistoryIndex, HistoryWarning, decode_summary, read_line
+from toolstand.history import (
+    ODD,
+    HistoryIndex,
+    HistoryWarning,
+    bounded_lines,
+    decode_summary,
+    read_line,
+)
 from toolstand.reporting.tally import FailedAttempt, outcome_vector, turn2_errors
 
 _GIVE_UP_SPLIT = 1000  # metrics.Collector's: past this many misses it decodes lines whole
@@ -49,9 +56,8 @@ def count_indexed(c: Any, ix: HistoryIndex, name: str, warnings: list[HistoryWar
             _line(c, name, number, fh.readline(), warnings)
         _bulk(c, ix, fh, cache, start, rows)
         fh.seek(ix.end)
-        number = ix.lines
-        for raw in fh:  # a torn last line, or lines written since the index was read
-            number += 1
+        # a torn last line, or lines written since the index was read
+        for number, raw in enumerate(bounded_lines(fh, name, warnings, ix.lines + 1), ix.lines + 1):
             _line(c, name, number, raw, warnings)
     return True
 

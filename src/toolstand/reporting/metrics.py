@@ -26,11 +26,13 @@ from toolstand.history import (
     RunMeta,
     decode_summary,
     field_problem,
+    judgement_problem,
     open_indexed,
     outcome_problem,
     scan_with,
     sidecar_path,
     split_metrics,
+    turn_types_problem,
     unique_paths,
 )
 from toolstand.reporting.columnar import count_indexed
@@ -180,7 +182,7 @@ class Collector:
             j = orjson.loads(blob)
         except orjson.JSONDecodeError:
             return None
-        if outcome_problem(j, None) is not None:
+        if outcome_problem(j, None) is not None or judgement_problem(j) is not None:
             return None  # read the careful way, whose check names the fault
         vec = outcome_vector(j) if isinstance(j, dict) else None
         if vec is None:
@@ -211,6 +213,9 @@ class Collector:
             problem = outcome_problem(j, te)
             if problem is not None:
                 return _slot_problem(rec) or problem
+        problem = turn_types_problem(rec, st)
+        if problem is not None:
+            return _slot_problem(rec) or problem
         slot = (
             *(get("provider"), get("model"), get("mode"), get("case_id"), get("api")),
             get("feedback"),

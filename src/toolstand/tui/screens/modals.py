@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
+from toolstand.tui.model.paste_file import read_paste_file
 from toolstand.tui.model.templates import NEGATIVE, TEMPLATES
 from toolstand.types import Mode
 from toolstand.util.printable import visible
@@ -208,10 +209,9 @@ class PasteModal(ModalScreen[PasteForm]):
     @work(thread=True, exclusive=True, group="paste-read", exit_on_error=False)
     def _read(self, path: Path) -> None:
         try:
-            text = path.read_bytes().decode("utf-8", errors="replace")
-        except OSError as exc:
-            message = f"file: cannot read {visible(str(path))}: {exc.strerror}"
-            self.app.call_from_thread(self._error, message)
+            text = read_paste_file(path)
+        except ValueError as exc:
+            self.app.call_from_thread(self._error, str(exc))
             return
         self.app.call_from_thread(self._loaded, text)
 

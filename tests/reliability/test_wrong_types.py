@@ -1,0 +1,158 @@
+"""Issue 31 M3: a history field of the wrong type (a number as text, usage as a list, a
+second turn or its judgement as a string, a header's runs as a string) never takes a
+reader down: the record is skipped with a warning naming its line, by report (every
+format, the line path and the sidecar-columns path), compare, rejudge, the History
+index and the TUI's attempt detail."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.support.records import (
+    attempt,
+    err,
+    header,
+    judgement,
+    second_turn,
+    write_jsonl,
+)
+from toolstand.history import in_key_order, read_record
+from toolstand.history.index import HistoryIndex
+from toolstand.reporting.compare import load_report
+from toolstand.reporting.formats import render_table, to_json, to_junit, write_errors_csv
+from toolstand.reporting.metrics import compute_files
+from toolstand.run.rejudge import rejudge_file
+from toolstand.tui.widgets.attempt_detail import explain
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _failing() -> dict[str, Any]:
+    j = judgement(errors=[err("wrong_tool")])
+    return attempt("b", st=second_turn()) | {"judgement": j}
+
+
+def _set(rec: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
+    node = rec
+    parts = dotted.split(".")
+    for p in parts[:-1]:
+        node = node[p]
+    node[parts[-1]] = value
+    return rec
+
+
+ATTEMPT_ODD = {
+    "elapsed_ms": ("fast", "field elapsed_ms is a string, not a non-negative number"),
+    "usage": ([1, 2], "field usage is an array, not an object"),
+    "usage.input_tokens": (
+        "many",
+        "field usage.input_tokens is a string, not a non-negative integer",
+    ),
+    "cost_usd": ("free", "field cost_usd is a string, not a non-negative number"),
+    "retries": ("2", "field retries is a string, not a non-negative integer"),
+    "second_turn": ("oops", "field second_turn is a string, not an object"),
+    "second_turn.judgement": ("x", "field second_turn.judgement is a string, not an object"),
+    "judgement.metrics.exact_denominator": (
+        -3,
+        "field judgement.metrics.exact_denominator is a number, not a non-negative integer",
+    ),
+}
+
+
+def _odd_attempt(dotted: str) -> dict[str, Any]:
+    rec = _failing()
+    rec.setdefault("usage", {"input_tokens": 1, "output_tokens": 1})
+    rec["cost_usd"] = 0.0
+    return _set(rec, dotted, ATTEMPT_ODD[dotted][0])
+
+
+def _history(tmp_path: Path, odd: dict[str, Any], hdr: dict[str, Any] | None = None) -> Path:
+    good = [attempt("a", 1), attempt("a", 2), attempt("c", 1)]
+    recs = [hdr or _header(), good[0], odd, *good[1:]]
+    return write_jsonl(tmp_path / "run.jsonl", [in_key_order(r) for r in recs])
+
+
+def _header() -> dict[str, Any]:
+    return {
+        **header(),
+        "contract": {"path": str(ROOT / "contracts/delivery_tools.json"), "hash": "c" * 64},
+        "cases": {"path": str(ROOT / "cases/delivery.jsonl"), "hash": "d" * 64},
+    }
+
+
+def _every_reader(path: Path, tmp_path: Path) -> dict[str, list[str]]:
+    """What each reader warned, having rendered everything it can (never raising)."""
+    seen: dict[str, list[str]] = {}
+    for name, index in (("report", False),):
+        report = compute_files([path], collect_failures=True, index=index)
+        render_table(report)
+        orjson.dumps(to_json(report))
+        to_junit(report)
+        write_errors_csv(report, io.StringIO())
+        seen[name] = [str(w) for w in report.warnings]
+    seen["compare"] = list(load_report(path)["warnings"])
+    warn = io.StringIO()
+    out = tmp_path / "rejudged.jsonl"
+    out.unlink(missing_ok=True)
+    rejudge_file(path, out, warn=warn)
+    seen["rejudge"] = warn.getvalue().splitlines()
+    ix = HistoryIndex(str(path))
+    ix.update()
+    seen["index"] = [str(w) for w in ix.all_warnings()]
+    for row in range(ix.rows):  # the TUI's attempt detail: a record it opens is usable
+        try:
+            rec = read_record(str(path), ix.offsets[row])
+        except ValueError as exc:
+            seen.setdefault("detail", []).append(str(exc))
+            continue
+        explain(rec)
+    return seen
+
+
+@pytest.mark.parametrize("dotted", sorted(ATTEMPT_ODD))
+def test_a_field_of_the_wrong_type_is_skipped_by_every_reader(tmp_path: Path, dotted: str) -> None:
+    path = _history(tmp_path, _odd_attempt(dotted))
+    message = ATTEMPT_ODD[dotted][1]
+    seen = _every_reader(path, tmp_path)
+    want = f"{path}:3: attempt skipped: {message}"
+    # the report's readers never decode a judgement's calls (nor need them)
+    readers = ("report", "compare") if dotted != "judgement.calls" else ()
+    for reader in readers:
+        assert want in seen[reader], reader
+    assert f"warning: {want}; kept as is" in seen["rejudge"]
+    assert any(message in m for m in seen.get("detail", [])) or want in seen["index"]
+    report = compute_files([path], index=False)
+    assert sum(g.attempted for g in report.groups) == 3  # the good lines are all counted
+
+
+HEADER_ODD = {
+    "runs": ("x", "field runs is a string, not an array"),
+    "runs.items": ([1, "a"], "field runs holds an item that is not an object"),
+    "run_id": (5, "field run_id is a number, not a string"),
+    "contract": ("x", "field contract is a string, not an object"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(HEADER_ODD))
+def test_a_header_of_the_wrong_shape_is_skipped(tmp_path: Path, key: str) -> None:
+    value, message = HEADER_ODD[key]
+    hdr = {**_header(), key.split(".")[0]: value}
+    path = _history(tmp_path, attempt("b"), hdr)
+    report = compute_files([path])
+    render_table(report)
+    assert f"{path}:1: run header skipped: {message}" in [str(w) for w in report.warnings]
+    assert sum(g.attempted for g in report.groups) == 4
+    assert f"{path}:1: run header skipped: {message}" in load_report(path)["warnings"]
+
+
+def test_the_tui_detail_refuses_a_record_it_cannot_show(tmp_path: Path) -> None:
+    path = _history(tmp_path, _set(_failing(), "judgement.errors", ["x", 1, None]))
+    offset = len(path.read_bytes().split(b"\n")[0]) + 1
+    offset += len(path.read_bytes().split(b"\n")[1]) + 1
+    with pytest.raises(ValueError, match=r"judgement\.errors holds an item that is not an object"):
+        read_record(str(path), offset)
