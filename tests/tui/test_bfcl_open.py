@@ -62,12 +62,30 @@ async def test_promote_keeps_the_tools_and_expectation_of_a_case_in_another_file
     app = make_app(str(out / "config.json"), root=out, history=str(history))
     async with app.run_test(size=SIZE) as pilot:
         screen = await screen_after(pilot, HistoryScreen)
-        await wait_for(pilot, lambda: screen.index is not None and screen.index.rows == 15)
+        # indexing done: the list is shown for the last time before the cursor is set
+        await wait_for(
+            pilot,
+            lambda: screen.index is not None and screen.index.rows == 15 and not screen.indexing,
+        )
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         ix = screen.index
         assert ix is not None
         row = next(r for r in range(ix.rows) if str(ix.value("case", r)) in lines)
         case_id = str(ix.value("case", row))
-        screen.query_one(AttemptList).cursor = row
+        listing = screen.query_one(AttemptList)
+
+        def on_row() -> bool:
+            # the list may still be re-shown as the index settles: put the cursor on the
+            # row until it stays there (its position, through the list's own view)
+            if listing.current_row != row:
+                view = listing.view
+                listing.cursor = row if view is None else list(view).index(row)
+            return listing.current_row == row
+
+        await wait_for(pilot, on_row)
+        await pilot.pause()
+        assert listing.current_row == row
         cases = await screen_after(pilot, CasesScreen, "p")
         form = cases.query_one(CaseForm)
         await wait_for(pilot, lambda: form.draft is not None and form.draft.data is not None)
