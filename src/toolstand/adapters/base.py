@@ -275,16 +275,6 @@ def parse_json_object(text: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, duplicate
     return value, None
 
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict | list):
-            if depth > MAX_ARGUMENT_DEPTH:
-                return True
-            children = node.values() if isinstance(node, dict) else node
-            stack.extend((child, depth + 1) for child in children)
-    return False
-
 
 def _duplicate_key(text: str, value: dict[str, Any]) -> str | None:
     """Why ``text`` (which parsed to ``value``) is refused for writing one key twice in

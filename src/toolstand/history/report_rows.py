@@ -238,6 +238,12 @@ def _remember(cache: dict[Any, Any], key: Any, value: Any) -> Any:
     return value
 
 
+def _known(cache: dict[tuple[str, ...], Any], keys: tuple[str, ...], check: Any) -> Any:
+    """``check(keys)``, remembered in ``cache`` (a writer repeats one key order)."""
+    ok = cache.get(keys)
+    return _remember(cache, keys, check(keys)) if ok is None else ok
+
+
 def _layout_ok(keys: tuple[str, ...]) -> bool:
     """Whether a record with these top-level keys is its own head: the runner's order
     (split_record's), with feedback and repair (when there) before second_turn."""
@@ -258,10 +264,7 @@ def record_facts(rec: Mapping[str, Any]) -> Facts | None:
     """The facts of a decoded attempt record (the writer's, or a line read whole): what
     split_record and facts give, with the key-order checks remembered per order."""
     keys = tuple(rec)
-    ok = _LAYOUTS.get(keys)
-    if ok is None:
-        ok = _remember(_LAYOUTS, keys, _layout_ok(keys))
-    if not ok:
+    if not _known(_LAYOUTS, keys, _layout_ok):
         return _careful(rec)
     if rec["type"] != "attempt" or type(rec["run_id"]) is not str:
         return None
@@ -269,20 +272,13 @@ def record_facts(rec: Mapping[str, Any]) -> Facts | None:
     if st is not None:
         if type(st) is not dict:
             return None
-        skeys = tuple(st)
-        sok = _TURN_LAYOUTS.get(skeys)
-        if sok is None:
-            sok = _remember(_TURN_LAYOUTS, skeys, _turn_ok(skeys))
-        if not sok:
+        if not _known(_TURN_LAYOUTS, tuple(st), _turn_ok):
             return _careful(rec)
     jfacts = None
     if j is not None:
         if type(j) is not dict:
             return None
-        jkeys = tuple(j)
-        cut_vn = _CUT_LAYOUTS.get(jkeys)
-        if cut_vn is None:
-            cut_vn = _remember(_CUT_LAYOUTS, jkeys, _cut_ok(jkeys))
+        cut_vn = _known(_CUT_LAYOUTS, tuple(j), _cut_ok)
         if not cut_vn:
             return _careful(rec)
         m = j["metrics"]
