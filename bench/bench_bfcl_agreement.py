@@ -42,17 +42,16 @@ def main() -> int:
     print(f"{got.total:,} calls in {wall:.0f} s")
     print(f"agreement, all calls:                    {pct(got.agreed, got.total)}")
     judged = got.checked_by_ast
+    # the measure: the calls BFCL's ast_checker judges (irrelevance and relevance
+    # are judged by whether anything decoded, not by ast_checker)
     print(f"agreement, calls ast_checker judged:     {pct(judged - got.disagreed_by_ast, judged)}")
     print("disagreements by class (count, first example):")
     for name, count in got.classes.most_common():
         case_id, label = got.examples[name]
         print(f"  {name:<22} {count:6,}  {case_id} ({label})")
         print(f"  {'':<22}         {ON_PURPOSE[name]}")
-    for name in ("undecodable", "repaired_number"):
-        left = got.total - got.classes[name]
-        print(f"agreement without {name + ':':<22} {pct(got.agreed, left)}")
-    rest = got.total - got.classes["undecodable"] - got.classes["repaired_number"]
-    print(f"agreement without both:                  {pct(got.agreed, rest)}")
+    left = got.total - got.classes["undecodable"]
+    print(f"agreement without undecodable:           {pct(got.agreed, left)}")
     if got.transcription_off:
         print(f"the transcription differs from ast_checker on {len(got.transcription_off)} calls")
     if got.unexplained:

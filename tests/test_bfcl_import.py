@@ -16,7 +16,7 @@ from toolstand.importers.bfcl_schema import convert_schema, to_tool
 from toolstand.importers.bfcl_source import CATEGORIES, open_source
 from toolstand.judge.verdict import judge
 from toolstand.spec.cases import Case, load_case_set
-from toolstand.spec.contract import Contract, tool_problems
+from toolstand.spec.contract import Contract, tool_problems, validator_for
 from toolstand.util.problems import LoadError
 
 
@@ -107,13 +107,57 @@ def test_a_default_of_none_makes_the_parameter_nullable_and_says_so(tmp_path: Pa
     assert props["size"]["x-normalize"] == ["bfcl_string"]
     assert props["price_max"]["type"] == ["number", "null"]
     assert props["filters"]["type"] == ["object", "null"]
-    assert props["filters"]["properties"]["sale"] == {"type": "boolean"}
+    assert props["filters"]["properties"]["sale"] == {"type": "boolean", "x-normalize": []}
     # no default, another default, or "any" (null is a value of it already): as they were
     for name in ("category", "brand", "tags"):
         assert "x-bfcl-nullable" not in props[name]
     assert props["category"]["type"] == "string" and "type" not in props["tags"]
     # the contract's meta-validation (Draft 2020-12 and toolstand's own keys) takes it
     assert tool_problems([to_tool(fx.SEARCH)], ("tools",)) == []
+
+
+def test_integers_and_booleans_declare_no_leniency() -> None:
+    """BFCL takes "10" for an integer as wrong: its integers declare no normalizer, so
+    verdict_normalized does not repair them (design.md: declared leniencies only)."""
+    given = {"type": "dict", "properties": {"n": {"type": "integer"}, "b": {"type": "boolean"}}}
+    props = convert_schema(given)["properties"]
+    assert props == {
+        "n": {"type": "integer", "x-normalize": []},
+        "b": {"type": "boolean", "x-normalize": []},
+    }
+
+
+def test_a_declared_default_outside_the_schema_is_accepted_and_marked() -> None:
+    """live_simple_152-95-9: unit's enum is seconds/milliseconds, its default "N/A", and
+    BFCL's answer passes "N/A"; live_multiple_338-133-2: an integer year whose default
+    (and description) is 'dontcare'. Each takes its own default, and only it."""
+    unit = {"type": "string", "enum": ["seconds", "milliseconds"], "default": "N/A"}
+    assert convert_schema(unit) == {
+        "type": "string",
+        "enum": ["seconds", "milliseconds", "N/A"],
+        "default": "N/A",
+        "x-normalize": ["bfcl_string"],
+        "x-bfcl-default-member": True,
+    }
+    year = {"type": "integer", "description": "Use 'dontcare' for any.", "default": "dontcare"}
+    widened = convert_schema(year)
+    assert widened == {
+        "description": "Use 'dontcare' for any.",
+        "default": "dontcare",
+        "x-normalize": [],
+        "anyOf": [{"type": "integer"}, {"const": "dontcare"}],
+        "x-bfcl-default-member": True,
+    }
+    check = validator_for(widened)
+    assert [check.is_valid(v) for v in (2019, "dontcare", "2019", None)] == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    # a default the schema takes already, or none at all: as it was
+    kept = {"type": "string", "enum": ["a", "b"], "default": "a"}
+    assert convert_schema(kept) == {**kept, "x-normalize": ["bfcl_string"]}
 
 
 def test_an_enum_of_scalars_on_an_array_goes_onto_its_items() -> None:

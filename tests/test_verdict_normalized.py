@@ -44,12 +44,14 @@ TOOL = {
                 "items": {"type": "string", "enum": ["x y"], "x-normalize": BFCL},
             },
             "holes": {"type": "integer"},
+            # declares its leniency: none (as BFCL's integers do), so "4" is not repaired
+            "par": {"type": "integer", "x-normalize": []},
         },
         "required": ["city"],
         "additionalProperties": False,
     },
 }
-ANY = ["city", "kind", "grade", "route", "speed", "plain", "tags", "holes"]
+ANY = ["city", "kind", "grade", "route", "speed", "plain", "tags", "holes", "par"]
 
 
 def case(accept: dict[str, list[Any]]) -> Case:
@@ -81,6 +83,7 @@ ACCEPT: dict[str, list[Any]] = {
     "plain": ["north"],
     "tags": [["x y"]],
     "holes": [18],
+    "par": [4],
 }
 BROKEN = ["invalid_arguments", "argument_mismatch"]
 
@@ -111,7 +114,9 @@ BROKEN = ["invalid_arguments", "argument_mismatch"]
         ({"city": "Boston", "route": "SHORTEST"}, ("fail", "fail", BROKEN, 0)),
         # violations no normalizer repairs stay failures of both verdicts
         ({"city": "Boston", "holes": "eighteen"}, ("fail", "fail", BROKEN, 0)),
-        ({"city": "Boston", "route": "fastest", "par": 3}, ("fail", "fail", BROKEN, 0)),
+        ({"city": "Boston", "route": "fastest", "extra": 3}, ("fail", "fail", BROKEN, 0)),
+        # a value whose schema declares x-normalize is repaired by those rules only
+        ({"city": "Boston", "par": "4"}, ("fail", "fail", BROKEN, 0)),
         ({"city": 7}, ("fail", "fail", BROKEN, 0)),
         ({"city": "Boston", "route": "fastest"}, ("pass", "pass", [], 1)),
     ],
@@ -145,6 +150,17 @@ def test_the_normalized_repair_logs_each_change() -> None:
     ambiguous = normalized_repair({"city": "B", "grade": "A-B"}, spec.validator)
     assert (ambiguous.repair, ambiguous.repairs) == ("invalid", [])
     assert normalized_repair({"city": "B"}, spec.validator).repair == "raw_valid"
+
+
+def test_declared_normalizers_replace_the_generic_repairs_in_the_normalized_verdict_only() -> None:
+    """``"x-normalize": []`` (BFCL's integers) declares that no leniency applies: the
+    normalized verdict does not turn "4" into 4 there, while the repair classification,
+    which does not read x-normalize, still calls the call repairable."""
+    j = run(case(ACCEPT), {"city": "Boston", "par": "4"})
+    (row,) = j["calls"]
+    assert row["repair"] == "repairable" and row["normalized_valid"] is False
+    assert j["verdict_normalized"] == "fail"
+    assert run(case(ACCEPT), {"city": "Boston", "holes": "18"})["verdict_normalized"] == "pass"
 
 
 def test_a_later_turn_keeps_the_waiver() -> None:

@@ -82,7 +82,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(
         f"imported {total} BFCL {visible(result.version)} cases "
         f"({result.renamed} tools renamed for the wire, original in x-bfcl-name; "
-        f"{result.nullable} parameters with default None take null, marked x-bfcl-nullable); "
+        f"{result.nullable} parameters with default None take null, marked x-bfcl-nullable; "
+        f"{result.default_member} take their declared default outside their schema, marked "
+        "x-bfcl-default-member); "
         f"run: toolstand run --config {visible(str(result.out / 'config.json'))}",
         file=sys.stderr,
     )

@@ -50,8 +50,6 @@ ON_PURPOSE = {
     "and it breaks the function's schema (BFCL compares values with its answer only)",
     "ambiguous_enum": "toolstand: invalid_arguments; under the parameter's normalizers the value "
     "equals several enum members, so none is picked (BFCL compares with its answer only)",
-    "repaired_number": "toolstand: a numeric string for a number is a declared deterministic "
-    "repair (number_from_string), counted in verdict_normalized; BFCL refuses the type",
     "undeclared_parameter": "BFCL's answer names a parameter its function does not declare: BFCL "
     "refuses every call, toolstand takes the one the answer gives (the schema allows it)",
     "undecodable": "toolstand: a call with undecodable arguments is still a call; BFCL credits it "
@@ -349,14 +347,6 @@ def classify(
         return "greedy"
     if ours and _undeclared(entry, output):
         return "undeclared_parameter"
-    repaired = [r for c in j["calls"] for r in c.get("repairs") or []]
-    if (
-        ours
-        and "invalid_arguments" in codes
-        and repaired
-        and all(r["rule"] == "number_from_string" for r in repaired)
-    ):
-        return "repaired_number"
     return None
 
 

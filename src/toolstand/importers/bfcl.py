@@ -23,7 +23,8 @@ from typing import Any
 import orjson
 
 from toolstand.importers.bfcl_schema import (
-    nullable_count,
+    DEFAULT_MEMBER,
+    marked_count,
     schema_type,
     to_tool,
     wire_name,
@@ -51,6 +52,7 @@ class Imported:
     counts: dict[str, int] = field(default_factory=dict)
     renamed: int = 0
     nullable: int = 0  # parameters whose default None made them take null
+    default_member: int = 0  # parameters that take their declared default outside the schema
 
 
 def check_categories(names: list[str] | None) -> list[str]:
@@ -264,7 +266,9 @@ def write_import(source: BfclSource, out: Path, categories: list[str]) -> Import
         write_new(out / f"{category}.jsonl", b"\n".join(body) + b"\n")
         result.counts[category] = len(cases)
         result.renamed += sum(1 for c in cases for t in c["tools"] if "x-bfcl-name" in t)
-        result.nullable += sum(nullable_count(t["parameters"]) for c in cases for t in c["tools"])
+        params = [t["parameters"] for c in cases for t in c["tools"]]
+        result.nullable += sum(marked_count(p) for p in params)
+        result.default_member += sum(marked_count(p, DEFAULT_MEMBER) for p in params)
     # the cases bring their own tools: the contract only names what they came from
     contract = {"name": "bfcl", "version": source.version, "tools": []}
     write_new(out / "contract.json", orjson.dumps(contract, option=orjson.OPT_INDENT_2) + b"\n")

@@ -7,7 +7,9 @@ wire APIs allow them, its leniencies as declared normalizers.
   to the APIs that refuse dots (``math.factorial`` → ``math_factorial``); any other
   refused character becomes ``_`` too. The original stays in ``x-bfcl-name``.
 - Normalizers: every ``string`` node declares ``bfcl_string`` (BFCL's standardize_string),
-  every ``number`` node ``int_as_float`` (BFCL accepts an int for a float); both count
+  every ``number`` node ``int_as_float`` (BFCL accepts an int for a float), every
+  ``integer`` and ``boolean`` node ``[]`` (BFCL takes them only as they are: ``"10"`` for
+  an integer is wrong there, so the normalized verdict does not repair it); they count
   only for the normalized result.
 - ``effect`` is ``read``: BFCL has no notion of a tool that changes state.
 - ``optional`` (a BFCL key, not JSON Schema) is dropped; ``required`` says the same.
@@ -25,6 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 from toolstand.importers.names import distinct
 from toolstand.spec.contract import ToolSpec
 
@@ -38,8 +42,14 @@ TYPE_MAP: dict[str, str | None] = {
     "boolean": "boolean",
     "array": "array",
 }
-NORMALIZER_FOR: dict[str, str] = {"string": "bfcl_string", "number": "int_as_float"}
+NORMALIZERS_FOR: dict[str, list[str]] = {
+    "string": ["bfcl_string"],
+    "number": ["int_as_float"],
+    "integer": [],
+    "boolean": [],
+}
 NULLABLE = "x-bfcl-nullable"
+DEFAULT_MEMBER = "x-bfcl-default-member"
 _DROPPED_KEYS = frozenset({"optional"})
 _REFUSED_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -81,12 +91,48 @@ def convert_schema(schema: Any) -> Any:
         else:
             out[key] = value
     _items_enum(out)
-    rule = NORMALIZER_FOR.get(out.get("type", ""))
-    if rule is not None:
-        out["x-normalize"] = [rule]
+    rules = NORMALIZERS_FOR.get(out.get("type", ""))
+    if rules is not None:
+        out["x-normalize"] = list(rules)
     if "default" in schema and schema["default"] is None:
         _accept_null(out)
+    elif "default" in schema:
+        _accept_default(out, schema["default"])
     return out
+
+
+_JSON_TYPE = {str: "string", bool: "boolean", int: "integer", float: "number"}
+# kept on the parameter itself when its schema moves into anyOf
+_ANNOTATIONS = frozenset({"description", "default", "title", "x-normalize"})
+
+
+def validator_ok(schema: dict[str, Any], value: Any) -> bool:
+    return bool(Draft202012Validator(schema).is_valid(value))
+
+
+def _accept_default(out: dict[str, Any], default: Any) -> None:
+    """A parameter takes its own declared default where its schema leaves it out:
+    BFCL's answers pass the default (the same call as leaving it out) and the functions'
+    descriptions tell the model to (``"Use 'dontcare' to include songs from any year"``).
+    An enum of the default's type gets it as one more member; a scalar of another type
+    (an ``integer`` whose default is ``"dontcare"``) becomes ``anyOf`` its schema and that
+    one value. Either way it is marked ``x-bfcl-default-member: true``."""
+    kind = _JSON_TYPE.get(type(default))
+    if kind is None or not isinstance(out.get("type"), str) or validator_ok(out, default):
+        return
+    enum = out.get("enum")
+    if kind != out["type"] and out["type"] in _JSON_TYPE.values():
+        kept = {k: out.pop(k) for k in list(out) if k in _ANNOTATIONS}
+        inner = dict(out)
+        out.clear()
+        out.update(kept)
+        out["anyOf"] = [inner, {"const": default}]
+        out[DEFAULT_MEMBER] = True
+        return
+    if not isinstance(enum, list) or kind != out["type"]:
+        return
+    out["enum"] = [*enum, default]
+    out[DEFAULT_MEMBER] = True
 
 
 def _items_enum(out: dict[str, Any]) -> None:
@@ -113,14 +159,16 @@ def _accept_null(out: dict[str, Any]) -> None:
         out[NULLABLE] = True
 
 
-def nullable_count(schema: Any) -> int:
-    """How many parameters (at any depth) the import made nullable."""
+def marked_count(schema: Any, mark: str = NULLABLE) -> int:
+    """How many parameters (at any depth) the import marked ``mark``: made nullable
+    (``x-bfcl-nullable``), or taking their declared default (``x-bfcl-default-member``)."""
     if not isinstance(schema, dict):
         return 0
     props = schema.get("properties")
     inner = list(props.values()) if isinstance(props, dict) else []
     inner.append(schema.get("items"))
-    return (schema.get(NULLABLE) is True) + sum(nullable_count(s) for s in inner)
+    inner += schema.get("anyOf") or []
+    return (schema.get(mark) is True) + sum(marked_count(s, mark) for s in inner)
 
 
 def to_tool(function: dict[str, Any], renamed: str | None = None) -> ToolSpec:

@@ -13,7 +13,10 @@ Extra properties are never dropped: an unknown field stays invalid.
 The normalized verdict goes one step further (``normalized_repair``): after the declared
 repairs, an enum value that the parameter's own ``x-normalize`` rules map onto exactly one
 member becomes that member (rule ``x-normalize``); a value equal to several members under
-them stays invalid.
+them stays invalid. A value whose schema declares ``x-normalize`` (even ``[]``) has declared
+its leniency there: the normalized verdict repairs it by those normalizers only, not by the
+rules above (BFCL's integers declare ``[]``: BFCL takes ``"10"`` for an integer as wrong).
+The repair classification (``classify``) always tries the rules above.
 """
 
 from __future__ import annotations
@@ -164,14 +167,24 @@ def _enum_leaf(value: Any, schema: dict[str, Any], path: str, log: Log) -> Any:
     return members[0]
 
 
+def _undeclared_repair_leaf(value: Any, schema: dict[str, Any], path: str, log: Log) -> Any:
+    """The deterministic repairs, where the schema declares no normalizers of its own."""
+    if isinstance(schema.get("x-normalize"), list):
+        return value
+    return _repair_leaf(value, schema, path, log)
+
+
 def normalized_repair(arguments: dict[str, Any], validator: Draft202012Validator) -> RepairResult:
-    """The arguments as the normalized verdict judges them: the declared repairs, then the
-    enum values repaired by their parameter's normalizers. ``repair`` says whether that
+    """The arguments as the normalized verdict judges them: the declared repairs (where a
+    value's schema declares no ``x-normalize``), then the enum values repaired by their
+    parameter's normalizers. ``repair`` says whether that
     makes them valid (``repairable``), they were valid already, or they stay ``invalid``."""
     if validator.is_valid(arguments):
         return RepairResult("raw_valid", None)
     log: list[dict[str, Any]] = []
-    repaired = _each_leaf(copy.deepcopy(arguments), validator.schema, "$", log, _repair_leaf)
+    repaired = _each_leaf(
+        copy.deepcopy(arguments), validator.schema, "$", log, _undeclared_repair_leaf
+    )
     repaired = _each_leaf(repaired, validator.schema, "$", log, _enum_leaf)
     if log and validator.is_valid(repaired):
         return RepairResult("repairable", repaired, log)
