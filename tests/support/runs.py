@@ -35,6 +35,9 @@ TRANSPORT_CODES = frozenset(
         "auth_error",
         "bad_request",
         "malformed_response",
+        "stream_interrupted",  # design.md, Streaming
+        "response_too_large",  # issue 31 H1: a decoded body over max_response_bytes
+        "redirect",  # issue 31 L3: a 3xx, recorded with its Location, never followed
     }
 )
 
