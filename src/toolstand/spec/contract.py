@@ -26,7 +26,7 @@ from toolstand.spec.meta_check import (
     dialect,
     meta_problem,
 )
-from toolstand.spec.schema_limits import depth_problem, ref_cycle_problem
+from toolstand.spec.schema_limits import depth_problem, mentions, ref_cycle_problem
 from toolstand.types import Effect
 from toolstand.util.canonical import canonical_hash
 from toolstand.util.jsonpos import line_index, line_of
@@ -266,6 +266,8 @@ def ref_problems(
     fetched), or a ``#...`` that points at nothing in it (the judge would raise on it for
     every attempt). A schema with an ``$id`` moves the base of its refs: those are left to
     jsonschema rather than guessed at."""
+    if not mentions(schema, b'"$ref"', b'"$dynamicRef"'):
+        return []  # most tools: no key spells a ref, so there is nothing to follow
     moved_base = _has_id(schema)
     resolver = NO_RETRIEVE.with_resource(
         "urn:toolstand:tool", DRAFT202012.create_resource(schema)
