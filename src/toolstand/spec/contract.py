@@ -62,7 +62,8 @@ NO_RETRIEVE: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg
 
 
 # validators by their schema's JSON (key order kept: it orders the errors): BFCL's
-# cases repeat their functions, and a validator is only data once built
+# cases repeat their functions, and a built validator keeps nothing of a call, so one
+# serves every tool and case with that schema
 _VALIDATORS: dict[bytes, Draft202012Validator] = {}
 _VALIDATORS_MAX = 16384
 
