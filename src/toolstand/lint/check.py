@@ -11,7 +11,7 @@ import orjson
 
 from toolstand.adapters.strict import ANTHROPIC_UNSUPPORTED, OPENAI_UNSUPPORTED
 from toolstand.spec.cases import CaseFile, load_case_set
-from toolstand.spec.contract import Contract, ToolSpec, load_contract, meta_problem, validator_for
+from toolstand.spec.contract import Contract, ToolSpec, load_contract, validator_for
 from toolstand.spec.portability import portability_warnings
 from toolstand.spec.violations import violations
 from toolstand.util.jsonpos import line_index, line_of
@@ -154,7 +154,7 @@ def check_cases(casefile: CaseFile, contract: Contract) -> list[Problem]:
         known = set(own.by_name)
         file = line.file or casefile.path
         for i, spec in enumerate(case.tools or []):
-            problem = meta_problem(spec.parameters)
+            problem = spec.meta_schema_problem
             if problem is not None:
                 where = json_path(("tools", i, "parameters", *problem[0]))
                 out.append(Problem(file, line.number, where, problem[1]))

@@ -75,7 +75,9 @@ def sim_view(case: Case, contract_tools: tuple[ToolSpec, ...] = ()) -> Case:
 
 class OwnToolsIndex:
     """Cases by id (the header a run sends), by conversation and offered tool names; the
-    rest as CaseIndex finds them."""
+    rest as CaseIndex finds them. A case with its own tools is indexed as written and
+    read as the personas read it (``sim_view``) only when asked: a run of one BFCL case
+    checks one case's accept lists, not 3,491."""
 
     def __init__(self, cases: list[Case], contract_tools: tuple[ToolSpec, ...] = ()) -> None:
         plain = [sim_view(c, contract_tools) for c in cases if c.tools is None]
@@ -83,14 +85,23 @@ class OwnToolsIndex:
         self._by_id = {c.id: c for c in plain}
         self._own: dict[tuple[Conversation, Signature], Case] = {}
         self._own_by_text: dict[Conversation, Case] = {}  # when no tool was sent
+        self._views: dict[int, Case] = {}  # id() of a case with own tools -> its view
         for case in cases:
             if case.tools is not None:
                 key = tuple((m["role"], m["content"].strip()) for m in case.conversation)
                 tools = signature({t.name: t.parameters for t in case.tools})
-                view = sim_view(case)
-                self._by_id.setdefault(case.id, view)
-                self._own.setdefault((key, tools), view)
-                self._own_by_text.setdefault(key, view)
+                self._by_id.setdefault(case.id, case)
+                self._own.setdefault((key, tools), case)
+                self._own_by_text.setdefault(key, case)
+
+    def _view(self, case: Case) -> Case:
+        """The personas' reading of a case from the maps (a plain one is one already)."""
+        if case.tools is None:
+            return case
+        view = self._views.get(id(case))
+        if view is None:
+            view = self._views[id(case)] = sim_view(case)
+        return view
 
     def find(
         self,
@@ -101,11 +112,11 @@ class OwnToolsIndex:
         """The case asked: by its id, else by conversation and offered tools, else by
         conversation."""
         if case_id is not None and case_id in self._by_id:
-            return self._by_id[case_id]
+            return self._view(self._by_id[case_id])
         if self._own:
             case = self._own.get((conversation, signature(offered)))
             if case is None and not offered:
                 case = self._own_by_text.get(conversation)
             if case is not None:
-                return case
+                return self._view(case)
         return self._plain.find(conversation)

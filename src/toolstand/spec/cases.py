@@ -18,6 +18,8 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
@@ -47,6 +49,11 @@ CATEGORIES: tuple[str, ...] = (
     "slot_filling",
     "policy",
 )
+
+
+# the validation-context key of a load's tools by their JSON (``Case._shared_tools``)
+SHARED_TOOLS = "toolstand.shared_tools"
+SharedTools = dict[bytes, ToolSpec]
 
 
 def id_problem(case_id: str) -> str | None:
@@ -180,6 +187,27 @@ class Case(_Strict):
     followup: Followup | None = None
     note: str | None = None
 
+    @field_validator("tools", mode="wrap")
+    @classmethod
+    def _shared_tools(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        """Within one load (``SHARED_TOOLS`` in the context), a tool written exactly as
+        an earlier case wrote it (the same JSON, byte for byte) is that case's ToolSpec:
+        validated, checked and given a validator once, not once per case. Any other
+        list is validated as written, so its errors are the ones it always had."""
+        known = info.context.get(SHARED_TOOLS) if isinstance(info.context, dict) else None
+        if known is None or not isinstance(value, list):
+            return handler(value)
+        try:
+            keys = [orjson.dumps(tool) for tool in value]
+        except TypeError:  # not JSON data (orjson's errors are TypeErrors)
+            return handler(value)
+        found = [known.get(key) for key in keys]
+        if None in found:
+            found = [known.setdefault(k, t) for k, t in zip(keys, handler(value), strict=True)]
+        return found
+
     @field_validator("id")
     @classmethod
     def _printable_id(cls, value: str) -> str:
@@ -264,8 +292,9 @@ class CaseFile:
         return {c.id: c for c in self.cases}
 
 
-def parse_case_line(text: str, file: str, number: int) -> Case:
-    """Parse one line into a Case; raises LoadError naming file:line and the field."""
+def parse_case_line(text: str, file: str, number: int, shared: SharedTools | None = None) -> Case:
+    """Parse one line into a Case; raises LoadError naming file:line and the field.
+    ``shared``: the tools of the lines parsed before it, which its own may be."""
     try:
         data = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
@@ -274,7 +303,9 @@ def parse_case_line(text: str, file: str, number: int) -> Case:
         raise LoadError([Problem(file, number, "$", "each line must be a JSON object")])
     reject_duplicate_keys(text, file, number)
     try:
-        case = Case.model_validate(data)
+        case = Case.model_validate(
+            data, context={SHARED_TOOLS: shared} if shared is not None else None
+        )
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
@@ -295,8 +326,12 @@ def parse_case_line(text: str, file: str, number: int) -> Case:
 _UNION_TAGS = {"bool", "list[str]", "str", "int", "float", "dict[str,any]"}
 
 
-def parse_cases(data: bytes, file: str = "<cases>", *, strict: bool = True) -> CaseFile:
-    """Parse a whole case file. With ``strict`` any problem raises LoadError."""
+def parse_cases(
+    data: bytes, file: str = "<cases>", *, strict: bool = True, shared: SharedTools | None = None
+) -> CaseFile:
+    """Parse a whole case file. With ``strict`` any problem raises LoadError. Its cases
+    share their identical tools (also with those in ``shared``, another file's)."""
+    shared = {} if shared is None else shared
     lines: list[CaseLine] = []
     problems: list[Problem] = []
     version: str | None = None
@@ -328,7 +363,7 @@ def parse_cases(data: bytes, file: str = "<cases>", *, strict: bool = True) -> C
                 version = str(meta["cases_version"])
                 continue
         try:
-            case = parse_case_line(line, file, number)
+            case = parse_case_line(line, file, number, shared)
         except LoadError as exc:
             problems.extend(exc.problems)
             continue
@@ -350,8 +385,10 @@ def parse_cases(data: bytes, file: str = "<cases>", *, strict: bool = True) -> C
     return result
 
 
-def load_cases(path: str | Path, *, strict: bool = True) -> CaseFile:
-    return parse_cases(read_file(path), str(path), strict=strict)
+def load_cases(
+    path: str | Path, *, strict: bool = True, shared: SharedTools | None = None
+) -> CaseFile:
+    return parse_cases(read_file(path), str(path), strict=strict, shared=shared)
 
 
 def case_paths(source: str | Path | list[str] | list[Path]) -> list[Path]:
@@ -376,7 +413,8 @@ def load_case_set(source: str | Path | list[str] | list[Path], *, strict: bool =
     label = str(source) if isinstance(source, str | Path) else ", ".join(map(str, source))
     if not paths:
         raise LoadError([Problem(label, None, "$", "no *.jsonl case file here")])
-    files = [load_cases(p, strict=False) for p in paths]
+    shared: SharedTools = {}  # a tool repeated across the files is one ToolSpec too
+    files = [load_cases(p, strict=False, shared=shared) for p in paths]
     problems = [p for f in files for p in f.problems]
     first: dict[str, str] = {}
     for f in files:

@@ -11,17 +11,24 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NoReturn
 
+import orjson
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from referencing import Registry
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from toolstand.spec.ecma_regex import FORMATS, with_ecma_patterns
-from toolstand.spec.schema_limits import depth_problem, ref_cycle_problem
+from toolstand.spec.ecma_regex import with_ecma_patterns
+from toolstand.spec.meta_check import (
+    DATA_KEYWORDS,
+    NAMED_SCHEMAS,
+    Where,
+    dialect,
+    meta_problem,
+)
+from toolstand.spec.schema_limits import depth_problem, mentions, ref_cycle_problem
 from toolstand.types import Effect
-from toolstand.util.canonical import canonical_hash, canonical_json
+from toolstand.util.canonical import canonical_hash
 from toolstand.util.jsonpos import line_index, line_of
 from toolstand.util.problems import (
     LoadError,
@@ -42,8 +49,6 @@ NORMALIZERS: tuple[str, ...] = (
     "bfcl_string",
     "int_as_float",
 )
-# keywords whose values are data, not schemas: a "$ref" key inside them refers to nothing
-DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
 REF_KEYWORDS = ("$ref", "$dynamicRef")
 
 
@@ -56,18 +61,30 @@ def _refuse(uri: str) -> NoReturn:
 NO_RETRIEVE: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
 
 
-def dialect(schema: Any) -> Any:
-    """The validator class of the dialect ``schema`` declares in ``$schema`` (draft-07,
-    which zod and npm servers emit, ...), Draft 2020-12 when it declares none."""
-    from jsonschema.validators import validator_for as declared
-
-    if not isinstance(schema, dict) or not isinstance(schema.get("$schema"), str):
-        return Draft202012Validator
-    return declared(schema, default=Draft202012Validator)
+# validators by their schema's JSON (key order kept: it orders the errors): BFCL's
+# cases repeat their functions, and a built validator keeps nothing of a call, so one
+# serves every tool and case with that schema
+_VALIDATORS: dict[bytes, Draft202012Validator] = {}
+_VALIDATORS_MAX = 16384
 
 
 def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
-    """A validator of the schema's own dialect that can never fetch a remote ``$ref``."""
+    """A validator of the schema's own dialect that can never fetch a remote ``$ref``;
+    one per distinct schema."""
+    try:
+        key = orjson.dumps(schema)
+    except TypeError:  # not JSON data (orjson's errors are TypeErrors): not remembered
+        return build_validator(schema)
+    found = _VALIDATORS.get(key)
+    if found is None:
+        if len(_VALIDATORS) >= _VALIDATORS_MAX:
+            del _VALIDATORS[next(iter(_VALIDATORS))]  # the oldest
+        found = _VALIDATORS[key] = build_validator(schema)
+    return found
+
+
+def build_validator(schema: Any) -> Draft202012Validator:
+    """A new validator for ``schema`` (``validator_for`` reuses one where it can)."""
     kind = with_ecma_patterns(dialect(schema))
     validator: Draft202012Validator = kind(schema, registry=NO_RETRIEVE)
     return validator
@@ -118,9 +135,35 @@ class ToolSpec(BaseModel):
     bfcl_name: str | None = Field(default=None, alias="x-bfcl-name")
     mcp_name: str | None = Field(default=None, alias="x-mcp-name")
 
+    # Each found once per ToolSpec: a case file's identical tools share one (cases.py)
+
     @cached_property
     def validator(self) -> Draft202012Validator:
         return validator_for(self.parameters)
+
+    @cached_property
+    def limit_problem(self) -> Where | None:
+        """Nesting too deep or a ``$ref`` cycle (paths within ``parameters``): found
+        before any other walk, each of which would hit the recursion limit on them."""
+        return depth_problem(self.parameters, ()) or ref_cycle_problem(self.parameters, ())
+
+    @cached_property
+    def meta_schema_problem(self) -> Where | None:
+        """Where (within ``parameters``) and why they are not a valid JSON Schema."""
+        return meta_problem(self.parameters)
+
+    @cached_property
+    def shape_problems(self) -> tuple[Where, ...]:
+        """The rest of what is wrong in this tool, paths from the tool: unknown types and
+        normalizers, refs to nothing, bad ``x-fake``/``x-sim`` (see ``tool_problems``)."""
+        at: tuple[str | int, ...] = ("parameters",)
+        out = _type_problems(self.parameters, at)
+        if self.parameters.get("type") != "object":
+            out.append(((*at, "type"), 'tool parameters must be {"type": "object", ...}'))
+        out += _x_normalize_problems(self.parameters, at)
+        out += ref_problems(self.parameters, at)
+        out += extension_problems(self, ())
+        return tuple(out)
 
 
 class Contract(BaseModel):
@@ -224,6 +267,8 @@ def ref_problems(
     fetched), or a ``#...`` that points at nothing in it (the judge would raise on it for
     every attempt). A schema with an ``$id`` moves the base of its refs: those are left to
     jsonschema rather than guessed at."""
+    if not mentions(schema, b'"$ref"', b'"$dynamicRef"'):
+        return []  # most tools: no key spells a ref, so there is nothing to follow
     moved_base = _has_id(schema)
     resolver = NO_RETRIEVE.with_resource(
         "urn:toolstand:tool", DRAFT202012.create_resource(schema)
@@ -254,14 +299,14 @@ JSON_TYPES = frozenset({"null", "boolean", "object", "array", "number", "string"
 
 def tool_problems(
     tools: list[ToolSpec], base: tuple[str | int, ...], *, meta: bool = True
-) -> list[tuple[tuple[str | int, ...], str]]:
+) -> list[Where]:
     """Meta-validation of a tool list (a contract's or a case's own): duplicate names,
     schemas that are not Draft 2020-12 objects, unknown normalizers, refs to nothing.
 
-    ``meta=False`` leaves out the full Draft 2020-12 meta-schema check (several ms a
-    schema: 3,491 BFCL cases would take a minute to load) but still names every
-    ``type`` that is not a JSON type; `toolstand check` runs the full one."""
-    out: list[tuple[tuple[str | int, ...], str]] = []
+    ``meta=False`` leaves out the full meta-schema check (a case's tools get it from
+    `check` and `run`, in ``check_cases``) but still names every ``type`` that is not a
+    JSON type."""
+    out: list[Where] = []
     seen: dict[str, int] = {}
     for i, tool in enumerate(tools):
         at: tuple[str | int, ...] = (*base, i)
@@ -271,73 +316,13 @@ def tool_problems(
                 ((*at, "name"), f"duplicate tool name {tool.name!r} (first at tools[{first}])")
             )
         seen.setdefault(tool.name, i)
-        # before any walk: each later one would hit the recursion limit on these
-        problem = depth_problem(tool.parameters, ()) or ref_cycle_problem(tool.parameters, ())
+        problem = tool.limit_problem
         if problem is None and meta:
-            problem = meta_problem(tool.parameters)
+            problem = tool.meta_schema_problem
         if problem is not None:
             out.append(((*at, "parameters", *problem[0]), problem[1]))
             continue
-        out += _type_problems(tool.parameters, (*at, "parameters"))
-        if tool.parameters.get("type") != "object":
-            out.append(
-                ((*at, "parameters", "type"), 'tool parameters must be {"type": "object", ...}')
-            )
-        out += _x_normalize_problems(tool.parameters, (*at, "parameters"))
-        out += ref_problems(tool.parameters, (*at, "parameters"))
-        out += extension_problems(tool, at)
-    return out
-
-
-_META_SEEN: dict[str, tuple[tuple[str | int, ...], str] | None] = {}
-
-
-def meta_problem(schema: dict[str, Any]) -> tuple[tuple[str | int, ...], str] | None:
-    """Where and why ``schema`` is not a Draft 2020-12 schema (remembered per schema:
-    imported cases repeat their functions)."""
-    bare = _without_annotations(schema)
-    key = canonical_json(bare)
-    if key not in _META_SEEN:
-        kind = dialect(schema)
-        try:
-            kind.check_schema(bare, format_checker=FORMATS)
-            _META_SEEN[key] = None
-        except SchemaError as exc:
-            name = (
-                "Draft 2020-12"
-                if kind is Draft202012Validator
-                else kind.__name__.removesuffix("Validator")
-            )
-            _META_SEEN[key] = (tuple(exc.path), f"not a valid {name} schema: {exc.message}")
-    return _META_SEEN[key]
-
-
-# keywords whose value maps names (a property's, a definition's) to schemas
-_NAMED_SCHEMAS = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-)
-
-
-def _without_annotations(schema: Any) -> Any:
-    """The schema without what the meta-schema accepts whatever it holds (``default``,
-    ``examples``) or checks only for being a string (``description``, ``title``): tools
-    that differ only in prose are one check."""
-    if isinstance(schema, list):
-        return [_without_annotations(v) for v in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {}
-    for key, value in schema.items():
-        if key in ("default", "examples"):
-            continue
-        if key in ("description", "title") and isinstance(value, str):
-            continue
-        if key in DATA_KEYWORDS or (key in _NAMED_SCHEMAS and not isinstance(value, dict)):
-            out[key] = value
-        elif key in _NAMED_SCHEMAS:
-            out[key] = {name: _without_annotations(sub) for name, sub in value.items()}
-        else:
-            out[key] = _without_annotations(value)
+        out += [((*at, *parts), message) for parts, message in tool.shape_problems]
     return out
 
 
@@ -352,7 +337,7 @@ def _type_problems(schema: Any, parts: tuple[str | int, ...]) -> list[tuple[tupl
                 allowed = ", ".join(sorted(JSON_TYPES))
                 out.append(((*parts, "type"), f"unknown type {name!r}; allowed: {allowed}"))
         for key, value in schema.items():
-            if key in _NAMED_SCHEMAS and isinstance(value, dict):
+            if key in NAMED_SCHEMAS and isinstance(value, dict):
                 for name, sub in value.items():
                     out.extend(_type_problems(sub, (*parts, key, name)))
             elif key not in DATA_KEYWORDS and key != "type":

@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
+import orjson
+
 # JSON levels (objects and arrays) within a tool's parameters. Provider request bodies
 # wrap a schema in ~8 more levels, and the JSON encoder stops at 255; real tool schemas
 # (MCP servers, BFCL, SDK models) stay under 20
@@ -46,6 +48,8 @@ def depth_problem(schema: Any, parts: Parts) -> tuple[Parts, str] | None:
 def ref_cycle_problem(schema: dict[str, Any], parts: Parts) -> tuple[Parts, str] | None:
     """The first ``$ref`` cycle through same-instance keywords only, as (the path of the
     ``$ref`` that closes it, the cycle spelled as pointers), or None."""
+    if not mentions(schema, b'"$ref"'):
+        return None  # every edge but a ref's goes deeper: no ref, no cycle
     nodes: dict[str, Any] = {}
     _index(schema, "", nodes)
     state: dict[str, int] = {}  # 1 on the current path, 2 done
@@ -77,6 +81,17 @@ def ref_cycle_problem(schema: dict[str, Any], parts: Parts) -> tuple[Parts, str]
                 path.append(target)
                 stack.append((target, _edges(nodes, target)))
     return None
+
+
+def mentions(schema: Any, *keys: bytes) -> bool:
+    """Whether any of ``keys`` (quoted, ``b'"$ref"'``) appears in ``schema``'s JSON: a
+    key of that name anywhere in it makes it appear, so False means there is none.
+    True for what is not JSON data, which the caller then walks."""
+    try:
+        text = orjson.dumps(schema)
+    except TypeError:  # orjson's errors are TypeErrors
+        return True
+    return any(key in text for key in keys)
 
 
 def _index(root: Any, ptr: str, nodes: dict[str, Any]) -> None:
