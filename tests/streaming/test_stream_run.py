@@ -158,5 +158,5 @@ def test_compare_keeps_the_stream_arms_apart() -> None:
     entry = {"provider": "p", "model": "m", "mode": "auto"}
     keys = {_key({**entry, "stream": False}), _key({**entry, "stream": True}), _key(entry)}
     assert len(keys) == 3
-    assert _label(_key({**entry, "stream": True})) == "p/m/auto streamed"
-    assert _label(_key(entry)) == "p/m/auto"
+    assert _label((*_key({**entry, "stream": True}), None)) == "p/m/auto streamed"
+    assert _label((*_key(entry), None)) == "p/m/auto"

@@ -36,7 +36,7 @@ Both sides are JSON reports (``report.to_json``); a JSONL history is turned into
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -51,8 +51,11 @@ from toolstand.reporting.stats import holm, mcnemar_exact, two_proportion_drop
 from toolstand.util.printable import visible
 
 Counts = tuple[int, int]
-# provider, model, mode, feedback arm, stream arm (None: a report without streaming)
-Key = tuple[str, str, str, str | None, bool | None]
+# provider, model, mode, feedback arm, stream arm (None: a report without streaming): how
+# a group reads; two runs of other requests (spec/identity.py) can read alike
+Look = tuple[str, str, str, str | None, bool | None]
+# a Look and what tells its run from another that reads alike (None: nothing need)
+Key = tuple[str, str, str, str | None, bool | None, str | None]
 PerCase = dict[str, tuple[Counts, int]]  # case -> (counts for a metric, scored attempts)
 MAX_TRANSPORT_ERRORS = 0.2  # the share of a group's attempts; above it the gate fails
 
@@ -75,6 +78,7 @@ class Check:
     mode: str
     feedback: str | None  # the repair arm, None for a run without repair turns
     stream: bool | None  # the stream arm, None for a report without streamed entries
+    run: str | None  # what tells the run from another that reads alike (report's "run")
     metric: str
     test: Literal["mcnemar", "two_proportion"]
     baseline: Counts
@@ -299,7 +303,7 @@ def _case_notes(label: str, base: Mapping[str, Any], cur: Mapping[str, Any]) -> 
     return notes
 
 
-def _key(entry: Mapping[str, Any]) -> Key:
+def _key(entry: Mapping[str, Any]) -> Look:
     fb, stream = entry.get("feedback"), entry.get("stream")
     return (
         *(str(entry.get("provider")), str(entry.get("model")), str(entry.get("mode", "auto"))),
@@ -308,12 +312,62 @@ def _key(entry: Mapping[str, Any]) -> Key:
     )
 
 
+Matched = list[tuple[Key, Mapping[str, Any] | None, Mapping[str, Any] | None]]
+
+
+def _match(
+    base: Sequence[tuple[Look, Mapping[str, Any]]],
+    cur: Sequence[tuple[Look, Mapping[str, Any]]],
+    notes: list[str],
+) -> Matched:
+    """Baseline and current groups paired: those that read alike and share a run identity
+    (spec/identity.py), then, where one of each is left, those two (a report older than
+    run identities, or a gate on a change of options, URL or settings: a note says so).
+    Two runs of other requests are never one group; an unpaired one comes with None."""
+    looks: dict[Look, tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]] = {}
+    for side, entries in ((0, base), (1, cur)):
+        for look, e in entries:
+            looks.setdefault(look, ([], []))[side].append(e)
+    out: Matched = []
+    for look, (bs, cs) in looks.items():
+        pairs = []
+        for b in list(bs):
+            ident = b.get("run_identity")
+            c = next((c for c in cs if ident is not None and c.get("run_identity") == ident), None)
+            if c is not None:
+                pairs.append((b, c))
+                bs.remove(b)
+                cs.remove(c)
+        if len(bs) == 1 and len(cs) == 1:
+            b, c = bs.pop(), cs.pop()
+            pairs.append((b, c))
+            if None not in (b.get("run_identity"), c.get("run_identity")):
+                notes.append(
+                    f"{_label((*look, _run(b, c)))}: its requests differ from baseline's (run "
+                    f"identity {b.get('run_identity')} → {c.get('run_identity')}); compared"
+                )
+        out += [((*look, _run(b, c)), b, c) for b, c in pairs]
+        out += [((*look, _run(b, None)), b, None) for b in bs]
+        out += [((*look, _run(None, c)), None, c) for c in cs]
+    return out
+
+
+def _run(b: Mapping[str, Any] | None, c: Mapping[str, Any] | None) -> str | None:
+    """What the report said tells the group's run apart: current's, else baseline's."""
+    for e in (c, b):
+        run = None if e is None else e.get("run")
+        if isinstance(run, str) and run:
+            return run
+    return None
+
+
 def _label(key: Key) -> str:
-    """provider/model/mode, and the feedback arm when there is one."""
+    """provider/model/mode, the feedback and stream arms when there are, and the run."""
     label = "/".join(key[:3]) + (f" feedback {key[3]}" if key[3] is not None else "")
-    return label + (
+    label += (
         {True: " streamed", False: " not streamed"}.get(key[4], "") if key[4] is not None else ""
     )
+    return label + (f" ({key[5]})" if key[5] else "")
 
 
 def _metrics(key: Key) -> tuple[str, ...]:
@@ -353,17 +407,19 @@ def compare(
     p-values raw because the exact tests are already conservative on small suites.
     """
     notes = _notes(baseline, current)
-    base = {_key(e): e for e in baseline.get("results") or []}
-    cur = {_key(e): e for e in current.get("results") or []}
+    matched = _match(_entries(baseline), _entries(current), notes)
     checks: list[Check] = []
     failures = [
-        f"{_label(key)}: in baseline, missing from current" for key in base if key not in cur
+        f"{_label(key)}: in baseline, missing from current"
+        for key, _, c_entry in matched
+        if c_entry is None
     ]
-    for key, c_entry in cur.items():
+    for key, b_entry, c_entry in matched:
+        if c_entry is None:
+            continue
         failure = _transport_failure(_label(key), c_entry, max_transport_errors)
         if failure is not None:
             failures.append(failure)
-        b_entry = base.get(key)
         if b_entry is None:
             notes.append(f"{_label(key)}: not in baseline, not compared")
             continue
@@ -372,18 +428,23 @@ def compare(
         for metric in _metrics(key):
             checks += _checks(key, metric, b_entry, c_entry, notes)
     # the stream arms' parity, one metric per group (compare_parity says what is tested)
-    b_par, c_par = parity_entries(baseline), parity_entries(current)
-    failures += [_parity_gone(key) for key in b_par if key not in c_par]
-    for key, c_entry in c_par.items():
-        if key in b_par:
-            checks += _checks(key, PARITY, b_par[key], c_entry, notes)
-        else:
+    # (a change of run identity is noted once, with the results)
+    for key, b_entry, c_entry in _match(parity_entries(baseline), parity_entries(current), []):
+        if c_entry is None:
+            failures.append(_parity_gone(key))
+        elif b_entry is None:
             notes.append(f"{_label(key)}: stream parity not in baseline, not compared")
+        else:
+            checks += _checks(key, PARITY, b_entry, c_entry, notes)
     adjusted = holm([c.p_value for c in checks]) if correction == "holm" else None
     for i, c in enumerate(checks):
         c.p_adjusted = adjusted[i] if adjusted else c.p_value
         c.significant = c.p_adjusted < alpha
     return CompareResult(alpha, checks, notes, correction, failures, max_transport_errors)
+
+
+def _entries(report: Mapping[str, Any]) -> list[tuple[Look, Mapping[str, Any]]]:
+    return [(_key(e), e) for e in report.get("results") or []]
 
 
 def _parity_gone(key: Key) -> str:
@@ -434,8 +495,8 @@ def render(result: CompareResult, baseline: str = "baseline", current: str = "cu
         lines += textwrap.wrap("FAIL " + visible(failure), 100, subsequent_indent="      ")
     group: Key | None = None
     for c in result.checks:
-        if (c.provider, c.model, c.mode, c.feedback, c.stream) != group:
-            group = (c.provider, c.model, c.mode, c.feedback, c.stream)
+        if (c.provider, c.model, c.mode, c.feedback, c.stream, c.run) != group:
+            group = (c.provider, c.model, c.mode, c.feedback, c.stream, c.run)
             lines.append(_label(group))
         delta = "" if c.delta is None else f" {c.delta * 100:+.1f} pp"
         lines.append(
