@@ -347,7 +347,8 @@ def _group_lines(g: GroupStats, report: Report) -> list[str]:
     title += f" · feedback {g.feedback}" if g.feedback is not None else ""
     title += " · streamed" if g.stream else (" · not streamed" if report.streaming else "")
     title += f" · api {', '.join(g.apis)}" if g.apis else ""
-    title = visible(title + (f" · {g.run_label}" if g.run_label else ""))
+    run = [p for p in g.run_parts if not p.startswith("api ")]  # the title says the api
+    title = visible(title + (f" · {', '.join(run)}" if run else ""))
     errs = sum(g.transport_errors.values())
     detail = ", ".join(f"{k} {v}" for k, v in sorted(g.transport_errors.items()))
     line = f"  attempted {g.attempted} · scored {g.scored} · transport errors {errs}"

@@ -182,9 +182,15 @@ class GroupStats:
     # frozen: kept only for a run with stream "both", whose arms pair on them (parity)
     reps: dict[tuple[str, int], Any] = field(default_factory=dict)
     # the run's identity (spec/identity.py; None: records that do not settle it), and what
-    # tells it from a group that would otherwise read the same ("" when none does)
+    # tells it from a group that would otherwise read the same ([] when none does)
     identity: str | None = None
-    run_label: str = ""
+    run_parts: list[str] = field(default_factory=list)
+
+    @property
+    def run_label(self) -> str:
+        """What tells the group's run from another that reads alike, e.g. "api
+        openai-responses" or "options.strict true"; "" when no other does."""
+        return ", ".join(self.run_parts)
 
     def add_stream_times(self, first_token: Any, first_call: Any) -> None:
         """A streamed attempt's ``first_token_ms`` and ``first_call_ms``, when numbers."""
@@ -305,22 +311,22 @@ class FailedAttempt:
 
 
 def label_runs(groups: Iterable[GroupStats], runs: HeaderRuns) -> None:
-    """Give each group that would read the same as another (provider, model, mode, arms
-    and api alike) the part of its run identity that tells them apart: its run_label."""
+    """Give each group that would read the same as another (provider, model, mode and
+    arms alike) the parts of its run identity that tell them apart: its run_parts."""
     alike: dict[tuple[Any, ...], list[GroupStats]] = defaultdict(list)
     for g in groups:
-        alike[(g.provider, g.model, g.mode, g.feedback, g.stream, tuple(g.apis))].append(g)
+        alike[(g.provider, g.model, g.mode, g.feedback, g.stream)].append(g)
     for same in alike.values():
         if len(same) < 2:
             continue
         described: list[Mapping[str, Any] | None] = [
             runs.parts.get(g.identity) if g.identity else None for g in same
         ]
-        for g, label in zip(same, distinguishing(described, SHOWN), strict=True):
-            g.run_label = label or (f"run {g.identity[:8]}" if g.identity else label)
+        for g, parts in zip(same, distinguishing(described, SHOWN), strict=True):
+            g.run_parts = parts or ([f"run {g.identity[:8]}"] if g.identity else [])
 
 
-SHOWN = ("provider", "model", "api")  # what a group's title already says
+SHOWN = ("provider", "model")  # what every rendering of a group already says
 
 
 @dataclass

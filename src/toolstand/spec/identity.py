@@ -140,7 +140,9 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def distinguishing(described: list[Mapping[str, Any] | None], shown: tuple[str, ...]) -> list[str]:
+def distinguishing(
+    described: list[Mapping[str, Any] | None], shown: tuple[str, ...]
+) -> list[list[str]]:
     """For runs that would otherwise read the same, what tells each apart: the identity
     fields whose values differ among them (``shown``: fields the label already says),
     e.g. ``options.strict true`` against ``options.strict not set``. A run whose fields
@@ -153,14 +155,12 @@ def distinguishing(described: list[Mapping[str, Any] | None], shown: tuple[str, 
             if k not in names and k not in shown:
                 names.append(k)
     differing = [k for k in names if len({repr(f.get(k, ...)) for f in flats if f is not None}) > 1]
-    labels = []
-    for f in flats:
-        if f is None:
-            labels.append("run not recorded")
-            continue
-        bits = [f"{k} {_show(f[k])}" if k in f else f"{k} not set" for k in differing]
-        labels.append(", ".join(bits))
-    return labels
+    return [
+        ["run not recorded"]
+        if f is None
+        else [f"{k} {_show(f[k])}" if k in f else f"{k} not set" for k in differing]
+        for f in flats
+    ]
 
 
 def config_identity(config: Config, spec: RunSpec) -> str | None:
