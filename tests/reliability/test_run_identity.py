@@ -108,6 +108,7 @@ def test_report_keeps_the_runs_apart(
     _, out, runs = _history(kind, tmp_path, monkeypatch)
     report = compute_files([out], index=False)
     assert [g.attempted for g in report.groups] == [4, 4]
+    assert [g.slots for g in report.groups] == [64, 64]  # each run's own matrix (32 × 2)
     assert len({g.identity for g in report.groups}) == 2
     labels = [g.run_label for g in report.groups]
     if kind == "api":
@@ -179,3 +180,27 @@ def test_resume_of_an_older_history(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     with warned.open("w") as fh:
         assert len(finished_keys(out, fh)[1]) == 8
     assert "counted as done for both" in warned.read_text()
+
+
+def test_identity_is_what_changes_the_request() -> None:
+    run = {"provider": "p", "model": "m", "api": "anthropic", "base_url": "https://x.test"}
+    settings = {"temperature": 0, "max_output_tokens": 500, "repetitions": 3, "parallelism": 1}
+    base = run_identity(run, settings)
+    assert base is not None and len(base) == 16
+    same = [
+        {**run, "api_key_env": "OTHER", "prices": {"input_per_mtok": 1}, "simulated": False},
+        {**run, "proxy": "http://proxy.test:3128", "requests_per_minute": 5, "stream": True},
+        {**run, "options": {}},  # what a header without options says
+    ]
+    for other in same:
+        assert run_identity(other, {**settings, "repetitions": 9, "parallelism": 8}) == base
+    differ = [
+        ({**run, "options": {"strict": True}}, settings),
+        ({**run, "base_url": "https://y.test"}, settings),
+        ({**run, "api": "openai-chat"}, settings),
+        ({**run, "anthropic_version": "2026-10-21"}, settings),
+        ({**run, "parallel_tool_calls": False}, settings),
+        (run, {**settings, "temperature": 0.7}),
+        (run, {**settings, "max_output_tokens": 100}),
+    ]
+    assert len({run_identity(r, s) for r, s in differ} | {base}) == len(differ) + 1
