@@ -17,6 +17,11 @@ not be. So every metric of every provider × model × mode gets a one-sided test
 The totals are tested too, beside the paired test: a drop that the paired cases do not
 show (the cases that regressed are the ones left out of the pairing) still fails.
 
+A group is a provider × model × mode (and arms) of one run: two runs that send other
+requests (api, base URL, options, settings: their ``run_identity``) are never pooled.
+Groups that read alike pair by run identity; where one is left on each side (a report
+older than run identities, or a gate on a change of options) they pair, with a note.
+
 Besides the drops, things fail the gate whatever the tests say, each with its reason: a
 baseline group missing from the current run (a model that stopped answering is not a
 model without regressions); a current group whose transport failures exceed
@@ -325,7 +330,7 @@ def _match(
     run identities, or a gate on a change of options, URL or settings: a note says so).
     Two runs of other requests are never one group; an unpaired one comes with None."""
     looks: dict[Look, tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]] = {}
-    for side, entries in ((0, base), (1, cur)):
+    for side, entries in ((1, cur), (0, base)):  # in current's order, as the checks print
         for look, e in entries:
             looks.setdefault(look, ([], []))[side].append(e)
     out: Matched = []

@@ -225,12 +225,12 @@ class Collector:
         if problem is not None:
             return _slot_problem(rec) or problem
         ident = get("run_identity")
+        if ident is None:  # an older record's run is found through its run_id (_new_slot)
+            rid = get("run_id")
+            ident = (rid if type(rid) is str else None,)
         slot = (
             *(get("provider"), get("model"), get("mode"), get("case_id"), get("api")),
-            get("feedback"),
-            get("stream") is True,
-            # an older record's run is found through its run_id (_new_slot)
-            ident if ident is not None else (get("run_id"),),
+            *(get("feedback"), get("stream") is True, ident),
         )
         try:
             gt = self._slots.get(slot)

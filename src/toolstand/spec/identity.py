@@ -18,10 +18,12 @@ header and compared apart (``compare`` notes a change of them).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolstand.spec.config import Config, RunSpec
 from toolstand.util.canonical import canonical_hash
+
+if TYPE_CHECKING:  # the readers import this module: they must not pay for pydantic
+    from toolstand.spec.config import Config, RunSpec
 
 REQUEST_FIELDS: tuple[str, ...] = (
     *("provider", "model", "api", "base_url", "anthropic_version", "parallel_tool_calls"),
