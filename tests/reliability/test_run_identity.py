@@ -55,11 +55,13 @@ def _runs(kind: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dict[str,
         ]  # fmt: skip
 
 
-def _history(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> Any:
+def _history(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, only: set[str] = ONLY
+) -> Any:
     with _runs(kind, monkeypatch) as runs:
-        inputs = make_inputs(runs, modes=["auto"], repetitions=2, parallelism=1, **kw)
+        inputs = make_inputs(runs, modes=["auto"], repetitions=2, parallelism=1)
         out = tmp_path / f"{kind}.jsonl"
-        summary = go(inputs, out, only=ONLY)
+        summary = go(inputs, out, only=only)
         assert (summary.written, summary.skipped) == (8, 0)
         return inputs, out, runs
 
@@ -204,3 +206,26 @@ def test_identity_is_what_changes_the_request() -> None:
         (run, {**settings, "max_output_tokens": 100}),
     ]
     assert len({run_identity(r, s) for r, s in differ} | {base}) == len(differ) + 1
+
+
+def test_the_tui_report_names_each_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolstand.tui.widgets.report_view import error_counts, group_name
+
+    # sloppy writes "2,5" for a number: the one case fails under both runs
+    only = {"direct_lookup", "boundary_decimal_comma"}
+    _, out, _ = _history("options", tmp_path, monkeypatch, only)
+    report = compute_files([out], index=False, collect_failures=True)
+    names = [group_name(g) for g in report.groups]
+    assert names == [
+        "sim/sim-sloppy · options.strict not set (simulated)",
+        "sim/sim-sloppy · options.strict true (simulated)",
+    ]
+    # each failure is counted under its own run's name
+    assert {name for name, _, _, _ in error_counts(report)} == set(names)
+    for g, name in zip(report.groups, names, strict=True):
+        fails = [f for f in report.failures if f.identity == g.identity]
+        want = sum(len(f.errors) + bool(f.second_turn_transport_error) for f in fails)
+        got = sum(
+            n for nm, _, code, n in error_counts(report) if nm == name and "transport." not in code
+        )
+        assert got == want
