@@ -41,10 +41,11 @@ Both sides are JSON reports (``report.to_json``); a JSONL history is turned into
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from toolstand.reporting.compare_groups import Key, entries, group_label, match
 from toolstand.reporting.compare_parity import METRIC as PARITY
 from toolstand.reporting.compare_parity import parity_entries
 from toolstand.reporting.formats import pack
@@ -56,11 +57,6 @@ from toolstand.reporting.stats import holm, mcnemar_exact, two_proportion_drop
 from toolstand.util.printable import visible
 
 Counts = tuple[int, int]
-# provider, model, mode, feedback arm, stream arm (None: a report without streaming): how
-# a group reads; two runs of other requests (spec/identity.py) can read alike
-Look = tuple[str, str, str, str | None, bool | None]
-# a Look and what tells its run from another that reads alike (None: nothing need)
-Key = tuple[str, str, str, str | None, bool | None, str | None]
 PerCase = dict[str, tuple[Counts, int]]  # case -> (counts for a metric, scored attempts)
 MAX_TRANSPORT_ERRORS = 0.2  # the share of a group's attempts; above it the gate fails
 
@@ -308,73 +304,6 @@ def _case_notes(label: str, base: Mapping[str, Any], cur: Mapping[str, Any]) -> 
     return notes
 
 
-def _key(entry: Mapping[str, Any]) -> Look:
-    fb, stream = entry.get("feedback"), entry.get("stream")
-    return (
-        *(str(entry.get("provider")), str(entry.get("model")), str(entry.get("mode", "auto"))),
-        str(fb) if fb is not None else None,
-        stream if isinstance(stream, bool) else None,  # the arms are compared apart
-    )
-
-
-Matched = list[tuple[Key, Mapping[str, Any] | None, Mapping[str, Any] | None]]
-
-
-def _match(
-    base: Sequence[tuple[Look, Mapping[str, Any]]],
-    cur: Sequence[tuple[Look, Mapping[str, Any]]],
-    notes: list[str],
-) -> Matched:
-    """Baseline and current groups paired: those that read alike and share a run identity
-    (spec/identity.py), then, where one of each is left, those two (a report older than
-    run identities, or a gate on a change of options, URL or settings: a note says so).
-    Two runs of other requests are never one group; an unpaired one comes with None."""
-    looks: dict[Look, tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]] = {}
-    for side, entries in ((1, cur), (0, base)):  # in current's order, as the checks print
-        for look, e in entries:
-            looks.setdefault(look, ([], []))[side].append(e)
-    out: Matched = []
-    for look, (bs, cs) in looks.items():
-        pairs = []
-        for b in list(bs):
-            ident = b.get("run_identity")
-            c = next((c for c in cs if ident is not None and c.get("run_identity") == ident), None)
-            if c is not None:
-                pairs.append((b, c))
-                bs.remove(b)
-                cs.remove(c)
-        if len(bs) == 1 and len(cs) == 1:
-            b, c = bs.pop(), cs.pop()
-            pairs.append((b, c))
-            if None not in (b.get("run_identity"), c.get("run_identity")):
-                notes.append(
-                    f"{_label((*look, _run(b, c)))}: its requests differ from baseline's (run "
-                    f"identity {b.get('run_identity')} → {c.get('run_identity')}); compared"
-                )
-        out += [((*look, _run(b, c)), b, c) for b, c in pairs]
-        out += [((*look, _run(b, None)), b, None) for b in bs]
-        out += [((*look, _run(None, c)), None, c) for c in cs]
-    return out
-
-
-def _run(b: Mapping[str, Any] | None, c: Mapping[str, Any] | None) -> str | None:
-    """What the report said tells the group's run apart: current's, else baseline's."""
-    for e in (c, b):
-        run = None if e is None else e.get("run")
-        if isinstance(run, str) and run:
-            return run
-    return None
-
-
-def _label(key: Key) -> str:
-    """provider/model/mode, the feedback and stream arms when there are, and the run."""
-    label = "/".join(key[:3]) + (f" feedback {key[3]}" if key[3] is not None else "")
-    label += (
-        {True: " streamed", False: " not streamed"}.get(key[4], "") if key[4] is not None else ""
-    )
-    return label + (f" ({key[5]})" if key[5] else "")
-
-
 def _metrics(key: Key) -> tuple[str, ...]:
     """The metrics compared: the repair rates too within a feedback arm (paired per case)."""
     return METRICS + (PAIRED_REPAIR_METRICS if key[3] is not None else ())
@@ -412,33 +341,33 @@ def compare(
     p-values raw because the exact tests are already conservative on small suites.
     """
     notes = _notes(baseline, current)
-    matched = _match(_entries(baseline), _entries(current), notes)
+    matched = match(entries(baseline), entries(current), notes)
     checks: list[Check] = []
     failures = [
-        f"{_label(key)}: in baseline, missing from current"
+        f"{group_label(key)}: in baseline, missing from current"
         for key, _, c_entry in matched
         if c_entry is None
     ]
     for key, b_entry, c_entry in matched:
         if c_entry is None:
             continue
-        failure = _transport_failure(_label(key), c_entry, max_transport_errors)
+        failure = _transport_failure(group_label(key), c_entry, max_transport_errors)
         if failure is not None:
             failures.append(failure)
         if b_entry is None:
-            notes.append(f"{_label(key)}: not in baseline, not compared")
+            notes.append(f"{group_label(key)}: not in baseline, not compared")
             continue
-        notes += _case_notes(_label(key), b_entry, c_entry)
-        failures += _unaccounted(_label(key), b_entry, c_entry)
+        notes += _case_notes(group_label(key), b_entry, c_entry)
+        failures += _unaccounted(group_label(key), b_entry, c_entry)
         for metric in _metrics(key):
             checks += _checks(key, metric, b_entry, c_entry, notes)
     # the stream arms' parity, one metric per group (compare_parity says what is tested)
     # (a change of run identity is noted once, with the results)
-    for key, b_entry, c_entry in _match(parity_entries(baseline), parity_entries(current), []):
+    for key, b_entry, c_entry in match(parity_entries(baseline), parity_entries(current), []):
         if c_entry is None:
             failures.append(_parity_gone(key))
         elif b_entry is None:
-            notes.append(f"{_label(key)}: stream parity not in baseline, not compared")
+            notes.append(f"{group_label(key)}: stream parity not in baseline, not compared")
         else:
             checks += _checks(key, PARITY, b_entry, c_entry, notes)
     adjusted = holm([c.p_value for c in checks]) if correction == "holm" else None
@@ -448,12 +377,8 @@ def compare(
     return CompareResult(alpha, checks, notes, correction, failures, max_transport_errors)
 
 
-def _entries(report: Mapping[str, Any]) -> list[tuple[Look, Mapping[str, Any]]]:
-    return [(_key(e), e) for e in report.get("results") or []]
-
-
 def _parity_gone(key: Key) -> str:
-    return f"{_label(key)}: stream parity in baseline, missing from current"
+    return f"{group_label(key)}: stream parity in baseline, missing from current"
 
 
 def _checks(
@@ -464,7 +389,7 @@ def _checks(
     check = _check(key, metric, base, cur)
     if check is None:
         if _counts(base, metric) is None or _counts(cur, metric) is None:
-            notes.append(f"{_label(key)}: {metric} has no counts, not compared")
+            notes.append(f"{group_label(key)}: {metric} has no counts, not compared")
         return []
     if check.test == "mcnemar" and _left_out(metric, base, cur):
         return [check, _totals(key, metric, base, cur)]
@@ -502,7 +427,7 @@ def render(result: CompareResult, baseline: str = "baseline", current: str = "cu
     for c in result.checks:
         if (c.provider, c.model, c.mode, c.feedback, c.stream, c.run) != group:
             group = (c.provider, c.model, c.mode, c.feedback, c.stream, c.run)
-            lines.append(_label(group))
+            lines.append(group_label(group))
         delta = "" if c.delta is None else f" {c.delta * 100:+.1f} pp"
         lines.append(
             f"  {'DROP' if c.significant else 'ok  '} {c.metric:<28} {_pct(c.baseline)} → "
