@@ -229,3 +229,18 @@ def test_the_tui_report_names_each_run(tmp_path: Path, monkeypatch: pytest.Monke
             n for nm, _, code, n in error_counts(report) if nm == name and "transport." not in code
         )
         assert got == want
+
+
+@pytest.mark.parametrize("index", [False, True])
+def test_a_run_identity_that_is_not_text_is_skipped_with_its_line(
+    index: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, out, _ = _history("api", tmp_path, monkeypatch)
+    recs = _lines(out)
+    recs[2]["run_identity"] = ["not", "text"]
+    _write(out, recs)
+    report = compute_files([out], index=index)
+    assert sum(g.attempted for g in report.groups) == 7
+    assert [str(w) for w in report.warnings] == [
+        f"{out}:3: attempt skipped: field run_identity is an array, not a string"
+    ]
