@@ -12,7 +12,9 @@ the field existed finds its run (``header_identities``).
 Left out, on purpose: what only paces, routes, prices or labels a run (api_key_env,
 requests_per_minute, proxy, prices, simulated) and the matrix arms that have keys of
 their own (mode, stream, feedback). The contract, cases and prompt are hashed in the
-header and compared apart (``compare`` notes a change of them).
+header and compared apart (``compare`` notes a change of them). An option spelled out at
+its default value (``anthropic_version: "2023-06-01"``) reads as another run than the
+same option left out: the digest is of what the header says, not of the bytes sent.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def run_identity(run: Any, settings: Any) -> str | None:
         return None
 
 
-# (provider, model, api) -> identity of each run a header lists
+# each run a header lists: its (provider, model, api), identity and identity parts
 RunIdentities = list[tuple[tuple[str, str, str | None], str, dict[str, Any]]]
 
 
