@@ -137,7 +137,7 @@ def test_feedback_is_a_matrix_dimension() -> None:
             )
         )
     )
-    assert len({it.key(inputs.config.runs[0]) for it in items}) == len(items)
+    assert len({it.key(inputs.config.runs[0], None) for it in items}) == len(items)
 
 
 def test_report_keeps_arms_apart(tmp_path: Path) -> None:

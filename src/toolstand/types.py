@@ -295,6 +295,8 @@ class AttemptRecord(TypedDict):
     ttfb_ms: float | None
     first_token_ms: float | None
     first_call_ms: float | None
+    # the run's identity (spec/identity.py); None from a target made without one
+    run_identity: str | None
     feedback: NotRequired[FeedbackStyle]
     repair: NotRequired[RepairSummary]
     repair_turns: NotRequired[list[RepairTurnRecord]]

@@ -153,10 +153,10 @@ def test_the_report_keeps_the_arms_apart_with_first_token_and_first_call(
 
 
 def test_compare_keeps_the_stream_arms_apart() -> None:
-    from toolstand.reporting.compare import _key, _label
+    from toolstand.reporting.compare_groups import group_label, look_of
 
     entry = {"provider": "p", "model": "m", "mode": "auto"}
-    keys = {_key({**entry, "stream": False}), _key({**entry, "stream": True}), _key(entry)}
+    keys = {look_of({**entry, "stream": False}), look_of({**entry, "stream": True}), look_of(entry)}
     assert len(keys) == 3
-    assert _label(_key({**entry, "stream": True})) == "p/m/auto streamed"
-    assert _label(_key(entry)) == "p/m/auto"
+    assert group_label((*look_of({**entry, "stream": True}), None)) == "p/m/auto streamed"
+    assert group_label((*look_of(entry), None)) == "p/m/auto"

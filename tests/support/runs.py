@@ -23,6 +23,7 @@ from toolstand.history.write import attempt_key
 from toolstand.run.runner import Inputs, RunSummary, load_inputs, plan, run
 from toolstand.sim import SimServer
 from toolstand.spec.config import parse_config
+from toolstand.spec.identity import config_identity
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSPORT_CODES = frozenset(
@@ -117,7 +118,11 @@ def assert_exact_matrix(
     inputs: Inputs, attempts: list[dict[str, Any]], only: set[str] | None = None
 ) -> None:
     """Every planned attempt is on disk exactly once, and nothing else is."""
-    want = Counter(it.key(inputs.config.runs[it.run_index]) for it in plan(inputs, only))
+    config = inputs.config
+    want = Counter(
+        it.key(config.runs[it.run_index], config_identity(config, config.runs[it.run_index]))
+        for it in plan(inputs, only)
+    )
     have = Counter(attempt_key(a) for a in attempts)
     assert have == want
     assert max(have.values()) == 1
@@ -197,16 +202,17 @@ def check_record(rec: dict[str, Any], max_retries: int) -> None:
         assert (st["judgement"] is None) == (st["transport_error"] is not None)
 
 
-def check_metric_denominators(attempts: list[dict[str, Any]]) -> dict[tuple[str, str, str], Any]:
+def check_metric_denominators(attempts: list[dict[str, Any]]) -> dict[tuple[Any, ...], Any]:
     """toolstand.reporting.metrics agrees with counts made here from the record fields alone:
-    scored = attempted - transport failures, and every denominator from the scored."""
+    scored = attempted - transport failures, and every denominator from the scored. A
+    group is a provider × model × mode of one run (its run_identity: api, options, ...)."""
     from toolstand.reporting.metrics import compute
 
     report = compute(attempts)
-    groups = {g.key: g for g in report.groups}
-    by_key: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    groups = {(*g.key, g.identity): g for g in report.groups}
+    by_key: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     for a in attempts:
-        by_key[(a["provider"], a["model"], a["mode"])].append(a)
+        by_key[(a["provider"], a["model"], a["mode"], a.get("run_identity"))].append(a)
     assert set(groups) == set(by_key)
     for key, recs in by_key.items():
         g = groups[key]

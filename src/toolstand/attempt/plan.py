@@ -52,6 +52,8 @@ class Target:
     # every configured key, not only this target's (a cookie or an echo can carry
     # another provider's key into this attempt); read once, like ``key``, at first use
     secrets: list[str] | None = None
+    # the run's identity (spec/identity.py), written in each attempt's record
+    identity: str | None = None
 
     def all_secrets(self, config: Config) -> list[str]:
         if self.secrets is None:
@@ -59,8 +61,10 @@ class Target:
         return self.secrets
 
     @classmethod
-    def make(cls, spec: RunSpec, base_url: str, key: str | None) -> Target:
-        return cls(spec, get_adapter(spec.api), base_url, key)
+    def make(
+        cls, spec: RunSpec, base_url: str, key: str | None, identity: str | None = None
+    ) -> Target:
+        return cls(spec, get_adapter(spec.api), base_url, key, identity=identity)
 
 
 @dataclass(frozen=True)

@@ -98,6 +98,9 @@ def record(state: AttemptState) -> AttemptRecord:
         "ttfb_ms": first.exchange.ttfb_ms,
         "first_token_ms": trace.first_token_ms if trace is not None else None,
         "first_call_ms": trace.first_call_ms if trace is not None else None,
+        # what tells this run from another of the same provider and model (api, base
+        # URL, options, settings): part of the --resume key and of the report's group
+        "run_identity": state.target.identity,
     }
     rec.update(repair_fields(state))  # type: ignore[typeddict-item]  # only its 3 keys
     if state.first_turn_shared:

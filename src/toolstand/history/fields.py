@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolstand.spec.identity import HeaderRuns, run_identity
 from toolstand.util.canonical import json_type_name
 
 # without one of these an attempt cannot be put in a group, a case or a row
@@ -165,6 +166,9 @@ def turn_types_problem(rec: Mapping[str, Any], st: Any) -> str | None:
     problem = _turn_problem(rec, "")
     if problem is not None:
         return problem
+    ident = rec.get("run_identity")
+    if ident is not None and type(ident) is not str:
+        return f"field run_identity is {_a(json_type_name(ident))}, not a string"
     te = rec.get("transport_error")
     if te is not None and type(te) is not dict:
         return "field transport_error is not an object"
@@ -216,17 +220,26 @@ class RunMeta:
     cases_hashes: list[str] = field(default_factory=list)
     prices: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
     simulated: dict[tuple[str, str], bool] = field(default_factory=dict)
-    # run_id -> (provider, model, mode) -> attempts its matrix plans (cases × repetitions);
-    # None once a header does not say (then no group can be held to a matrix)
-    matrix: dict[Any, dict[tuple[str, str, str], int]] | None = field(default_factory=dict)
+    # run_id -> (provider, model, mode, run identity) -> attempts its matrix plans (cases
+    # × repetitions); None once a header does not say (then no group can be held to a matrix)
+    matrix: dict[Any, dict[tuple[str, str, str, str | None], int]] | None = field(
+        default_factory=dict
+    )
     headers: int = 0
+    runs: HeaderRuns = field(default_factory=HeaderRuns)  # each header's runs, by run_id
 
-    def slots(self, key: tuple[str, str, str]) -> int | None:
-        """How many attempts the run headers plan for a provider × model × mode, summed
-        over runs (a resumed run's second header is the same run); None when unknown."""
+    def slots(self, key: tuple[str, str, str], identity: str | None = None) -> int | None:
+        """How many attempts the run headers plan for a provider × model × mode (of one
+        run identity; None: of every run it names), summed over runs (a resumed run's
+        second header is the same run); None when unknown."""
         if not self.matrix:
             return None
-        return sum(plan.get(key, 0) for plan in self.matrix.values())
+        return sum(
+            n
+            for plan in self.matrix.values()
+            for (*k, ident), n in plan.items()
+            if tuple(k) == key and (identity is None or ident == identity)
+        )
 
     def _add_matrix(self, h: Mapping[str, Any]) -> None:
         settings, cases = h.get("settings") or {}, h.get("cases") or {}
@@ -241,10 +254,11 @@ class RunMeta:
         if not (type(reps) is int and type(count) is int and isinstance(modes, list)):
             self.matrix = None
             return
-        plan: dict[tuple[str, str, str], int] = {}
+        plan: dict[tuple[str, str, str, str | None], int] = {}
         for run in runs if isinstance(runs, list) else []:
+            ident = run_identity(run, settings)
             for mode in modes:
-                key = (str(run.get("provider")), str(run.get("model")), str(mode))
+                key = (str(run.get("provider")), str(run.get("model")), str(mode), ident)
                 plan[key] = plan.get(key, 0) + count * reps
         seen = self.matrix.setdefault(h.get("run_id"), {})
         for key, n in plan.items():  # a resume may plan more repetitions: keep the most
@@ -275,6 +289,7 @@ class RunMeta:
             if run.get("simulated"):
                 self.simulated[key] = True
         self._add_matrix(h)
+        self.runs.add(h)
 
 
 def kind_word(kind: Any) -> str:

@@ -57,9 +57,11 @@ _HEAD_ORDER: tuple[str, ...] = (
     # the stream arm and a streamed turn 1's first output and first call (not required:
     # histories written before streaming have none)
     *("stream", "first_token_ms", "first_call_ms"),
+    # the run's identity, its group's part (not required: older histories have none)
+    "run_identity",
 )
 METRIC_KEYS: frozenset[str] = frozenset(_HEAD_ORDER) - {
-    *("feedback", "repair", "stream", "first_token_ms", "first_call_ms")
+    *("feedback", "repair", "stream", "first_token_ms", "first_call_ms", "run_identity")
 }
 # Keys a summary-level record must hold (all before the top-level "request").
 SUMMARY_KEYS: frozenset[str] = METRIC_KEYS | {"run_id", "judgement", "second_turn"}

@@ -10,7 +10,8 @@ a million attempts is a few passes over columns instead of a decode of every lin
   key (provider, model, mode, case, api, feedback arm), the simulated flag, the
   transport code, the per-metric facts of the judgement (verdict, verdict_normalized,
   metrics with the normalized signature: one JSON string), the repair summary, the
-  second turn's outcome and whether the attempt reported usage;
+  second turn's outcome, whether the attempt reported usage, whether it was judged and
+  its run identity (None for a record written before them);
 * per row, the numbers that vary: latency, cost, retries and tokens (both turns).
 
 A row the columns cannot stand for exactly (a value of an unexpected type, a line out
@@ -113,6 +114,9 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
     get = head.get
     if get("stream") is True:
         return None  # a streamed row's first-token and first-call times: from its line
+    ident = get("run_identity")
+    if not (ident is None or type(ident) is str):
+        return None
     number, provider, model, mode, case_id, api, feedback, te, elapsed, cost, retries = map(
         get, _FIELDS
     )
@@ -173,6 +177,7 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
         second,
         tin is not None or tout is not None,
         judged,
+        ident,
     )
     return (
         key,

@@ -13,15 +13,19 @@ from toolstand.history.lock import HistoryLock, os_error
 from toolstand.history.read import in_key_order
 from toolstand.util.problems import LoadError, Problem
 
-# provider, model, api, case_id, mode, attempt, feedback arm (None without repairs)
-AttemptKey = tuple[str, str, str, str, str, int, bool, str | None]
+# provider, model, api, run identity (spec/identity.py), case_id, mode, attempt, stream
+# arm, feedback arm (None without repairs)
+AttemptKey = tuple[str, str, str, str | None, str, str, int, bool, str | None]
 
 
-def attempt_key(rec: dict[str, Any]) -> AttemptKey:
+def attempt_key(rec: dict[str, Any], identity: str | None = None) -> AttemptKey:
+    """The record's place in the matrix; ``identity`` its run's: by default the record's
+    own ``run_identity`` (for an older record without one, the caller's from its header)."""
     return (
         rec["provider"],
         rec["model"],
         rec["api"],
+        identity if identity is not None else rec.get("run_identity"),
         rec["case_id"],
         rec["mode"],
         int(rec["attempt"]),

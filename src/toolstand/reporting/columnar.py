@@ -45,21 +45,51 @@ def count_indexed(c: Any, ix: HistoryIndex, name: str, warnings: list[HistoryWar
         before = sum(1 for _, off in odd if off < first)
         if c._split_misses + before > _GIVE_UP_SPLIT:
             return False
+    older = _older_runs(c, ix)
+    if older is None:
+        return False
     cache: dict[int, _Kind] = {}  # the file's kinds, as this Collector counts them
     with open(name, "rb") as fh:
         start = 0
         for number, off in odd:
             stop = bisect_left(ix.offsets, off, start, rows)
-            _bulk(c, ix, fh, cache, start, stop)
+            _bulk(c, ix, fh, cache, start, stop, older)
             start = stop
             fh.seek(off)
             _line(c, name, number, fh.readline(), warnings)
-        _bulk(c, ix, fh, cache, start, rows)
+        _bulk(c, ix, fh, cache, start, rows, older)
         fh.seek(ix.end)
         # a torn last line, or lines written since the index was read
         for number, raw in enumerate(bounded_lines(fh, name, warnings, ix.lines + 1), ix.lines + 1):
             _line(c, name, number, raw, warnings)
     return True
+
+
+Older = dict[tuple[Any, Any, Any], str | None]
+
+
+def _older_runs(c: Any, ix: HistoryIndex) -> Older | None:
+    """The run identity of each (provider, model, api) whose rows were written before run
+    identities, as the Collector would find it through each row's run_id; None when the
+    run_ids of the file do not agree on one, or a header of one lists two such runs
+    (then the lines are counted one by one, the Collector's way)."""
+    older = {(k[0], k[1], k[4]) for k in ix.report.kinds[1:] if k is not None and k[13] is None}
+    if not older:
+        return {}
+    runs = c.meta.runs.merged(ix.headers)
+    run_ids = ix.facets["run"].values
+    out: Older = {}
+    for provider, model, api in older:
+        found = set()
+        for rid in run_ids:
+            candidates = runs.candidates(rid, provider, model, api)
+            if len(candidates) > 1:
+                return None
+            found.add(candidates[0] if candidates else None)
+        if len(found) != 1:
+            return None
+        out[(provider, model, api)] = found.pop()
+    return out
 
 
 def _line(c: Any, name: str, number: int, raw: bytes, warnings: list[HistoryWarning]) -> None:
@@ -77,8 +107,9 @@ class _Kind:
 
     __slots__ = ("failing", "g", "key", "t", "vid")
 
-    def __init__(self, c: Any, key: tuple[Any, ...]) -> None:
-        slot = (*key[:6], False)  # a streamed row is read from its line (report_rows)
+    def __init__(self, c: Any, key: tuple[Any, ...], older: Older) -> None:
+        ident = key[13] if key[13] is not None else older[(key[0], key[1], key[4])]
+        slot = (*key[:6], False, ident)  # a streamed row is read from its line (report_rows)
         gt = c._slots.get(slot)
         if gt is None:
             gt = c._slots[slot] = c._new_slot(slot)
@@ -95,7 +126,9 @@ class _Kind:
             self.failing = True
 
 
-def _bulk(c: Any, ix: HistoryIndex, fh: IO[bytes], cache: dict[int, _Kind], a: int, b: int) -> None:
+def _bulk(
+    c: Any, ix: HistoryIndex, fh: IO[bytes], cache: dict[int, _Kind], a: int, b: int, older: Older
+) -> None:
     """Count rows a..b-1 whose kind is not ODD, as Collector.count would one by one."""
     if a >= b:
         return
@@ -114,7 +147,7 @@ def _bulk(c: Any, ix: HistoryIndex, fh: IO[bytes], cache: dict[int, _Kind], a: i
             continue
         kd = cache.get(k)
         if kd is None:
-            kd = cache[k] = _Kind(c, rep.kinds[k])  # type: ignore[arg-type]
+            kd = cache[k] = _Kind(c, rep.kinds[k], older)  # type: ignore[arg-type]
         ordinal[k] = groups.setdefault(id(kd.g), len(groups))
         if ordinal[k] == len(stats):
             stats.append(kd.g)
@@ -247,10 +280,11 @@ def _failure(c: Any, kd: _Kind, ix: HistoryIndex, fh: IO[bytes], i: int) -> None
     head = (g.provider, g.model, g.mode, kd.t.case_id, ix.attempt[i])
     if kd.key[7] is not None:
         te = rec.get("transport_error")
-        c.failures.append(FailedAttempt(*head, [], False, te, feedback=g.feedback))
+        c.failures.append(FailedAttempt(*head, [], False, te, None, g.feedback, g.identity))
         return
     j, st = rec.get("judgement") or {}, rec.get("second_turn")
     st_te = st.get("transport_error") if st else None
     passed = c._vectors[kd.vid].passed
-    failed = FailedAttempt(*head, turn2_errors(j, st), not passed, None, st_te, g.feedback)
+    errors = turn2_errors(j, st)
+    failed = FailedAttempt(*head, errors, not passed, None, st_te, g.feedback, g.identity)
     c.failures.append(failed)

@@ -17,6 +17,11 @@ not be. So every metric of every provider × model × mode gets a one-sided test
 The totals are tested too, beside the paired test: a drop that the paired cases do not
 show (the cases that regressed are the ones left out of the pairing) still fails.
 
+A group is a provider × model × mode (and arms) of one run: two runs that send other
+requests (api, base URL, options, settings: their ``run_identity``) are never pooled.
+Groups that read alike pair by run identity; where one is left on each side (a report
+older than run identities, or a gate on a change of options) they pair, with a note.
+
 Besides the drops, things fail the gate whatever the tests say, each with its reason: a
 baseline group missing from the current run (a model that stopped answering is not a
 model without regressions); a current group whose transport failures exceed
@@ -40,6 +45,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from toolstand.reporting.compare_groups import Key, entries, group_label, match
 from toolstand.reporting.compare_parity import METRIC as PARITY
 from toolstand.reporting.compare_parity import parity_entries
 from toolstand.reporting.formats import pack
@@ -51,8 +57,6 @@ from toolstand.reporting.stats import holm, mcnemar_exact, two_proportion_drop
 from toolstand.util.printable import visible
 
 Counts = tuple[int, int]
-# provider, model, mode, feedback arm, stream arm (None: a report without streaming)
-Key = tuple[str, str, str, str | None, bool | None]
 PerCase = dict[str, tuple[Counts, int]]  # case -> (counts for a metric, scored attempts)
 MAX_TRANSPORT_ERRORS = 0.2  # the share of a group's attempts; above it the gate fails
 
@@ -75,6 +79,7 @@ class Check:
     mode: str
     feedback: str | None  # the repair arm, None for a run without repair turns
     stream: bool | None  # the stream arm, None for a report without streamed entries
+    run: str | None  # what tells the run from another that reads alike (report's "run")
     metric: str
     test: Literal["mcnemar", "two_proportion"]
     baseline: Counts
@@ -299,23 +304,6 @@ def _case_notes(label: str, base: Mapping[str, Any], cur: Mapping[str, Any]) -> 
     return notes
 
 
-def _key(entry: Mapping[str, Any]) -> Key:
-    fb, stream = entry.get("feedback"), entry.get("stream")
-    return (
-        *(str(entry.get("provider")), str(entry.get("model")), str(entry.get("mode", "auto"))),
-        str(fb) if fb is not None else None,
-        stream if isinstance(stream, bool) else None,  # the arms are compared apart
-    )
-
-
-def _label(key: Key) -> str:
-    """provider/model/mode, and the feedback arm when there is one."""
-    label = "/".join(key[:3]) + (f" feedback {key[3]}" if key[3] is not None else "")
-    return label + (
-        {True: " streamed", False: " not streamed"}.get(key[4], "") if key[4] is not None else ""
-    )
-
-
 def _metrics(key: Key) -> tuple[str, ...]:
     """The metrics compared: the repair rates too within a feedback arm (paired per case)."""
     return METRICS + (PAIRED_REPAIR_METRICS if key[3] is not None else ())
@@ -353,32 +341,35 @@ def compare(
     p-values raw because the exact tests are already conservative on small suites.
     """
     notes = _notes(baseline, current)
-    base = {_key(e): e for e in baseline.get("results") or []}
-    cur = {_key(e): e for e in current.get("results") or []}
+    matched = match(entries(baseline), entries(current), notes)
     checks: list[Check] = []
     failures = [
-        f"{_label(key)}: in baseline, missing from current" for key in base if key not in cur
+        f"{group_label(key)}: in baseline, missing from current"
+        for key, _, c_entry in matched
+        if c_entry is None
     ]
-    for key, c_entry in cur.items():
-        failure = _transport_failure(_label(key), c_entry, max_transport_errors)
+    for key, b_entry, c_entry in matched:
+        if c_entry is None:
+            continue
+        failure = _transport_failure(group_label(key), c_entry, max_transport_errors)
         if failure is not None:
             failures.append(failure)
-        b_entry = base.get(key)
         if b_entry is None:
-            notes.append(f"{_label(key)}: not in baseline, not compared")
+            notes.append(f"{group_label(key)}: not in baseline, not compared")
             continue
-        notes += _case_notes(_label(key), b_entry, c_entry)
-        failures += _unaccounted(_label(key), b_entry, c_entry)
+        notes += _case_notes(group_label(key), b_entry, c_entry)
+        failures += _unaccounted(group_label(key), b_entry, c_entry)
         for metric in _metrics(key):
             checks += _checks(key, metric, b_entry, c_entry, notes)
     # the stream arms' parity, one metric per group (compare_parity says what is tested)
-    b_par, c_par = parity_entries(baseline), parity_entries(current)
-    failures += [_parity_gone(key) for key in b_par if key not in c_par]
-    for key, c_entry in c_par.items():
-        if key in b_par:
-            checks += _checks(key, PARITY, b_par[key], c_entry, notes)
+    # (a change of run identity is noted once, with the results)
+    for key, b_entry, c_entry in match(parity_entries(baseline), parity_entries(current), []):
+        if c_entry is None:
+            failures.append(_parity_gone(key))
+        elif b_entry is None:
+            notes.append(f"{group_label(key)}: stream parity not in baseline, not compared")
         else:
-            notes.append(f"{_label(key)}: stream parity not in baseline, not compared")
+            checks += _checks(key, PARITY, b_entry, c_entry, notes)
     adjusted = holm([c.p_value for c in checks]) if correction == "holm" else None
     for i, c in enumerate(checks):
         c.p_adjusted = adjusted[i] if adjusted else c.p_value
@@ -387,7 +378,7 @@ def compare(
 
 
 def _parity_gone(key: Key) -> str:
-    return f"{_label(key)}: stream parity in baseline, missing from current"
+    return f"{group_label(key)}: stream parity in baseline, missing from current"
 
 
 def _checks(
@@ -398,7 +389,7 @@ def _checks(
     check = _check(key, metric, base, cur)
     if check is None:
         if _counts(base, metric) is None or _counts(cur, metric) is None:
-            notes.append(f"{_label(key)}: {metric} has no counts, not compared")
+            notes.append(f"{group_label(key)}: {metric} has no counts, not compared")
         return []
     if check.test == "mcnemar" and _left_out(metric, base, cur):
         return [check, _totals(key, metric, base, cur)]
@@ -434,9 +425,9 @@ def render(result: CompareResult, baseline: str = "baseline", current: str = "cu
         lines += textwrap.wrap("FAIL " + visible(failure), 100, subsequent_indent="      ")
     group: Key | None = None
     for c in result.checks:
-        if (c.provider, c.model, c.mode, c.feedback, c.stream) != group:
-            group = (c.provider, c.model, c.mode, c.feedback, c.stream)
-            lines.append(_label(group))
+        if (c.provider, c.model, c.mode, c.feedback, c.stream, c.run) != group:
+            group = (c.provider, c.model, c.mode, c.feedback, c.stream, c.run)
+            lines.append(group_label(group))
         delta = "" if c.delta is None else f" {c.delta * 100:+.1f} pp"
         lines.append(
             f"  {'DROP' if c.significant else 'ok  '} {c.metric:<28} {_pct(c.baseline)} → "

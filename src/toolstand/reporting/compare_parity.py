@@ -23,10 +23,11 @@ METRIC = "stream_parity"
 Key = tuple[str, str, str, str | None, bool | None]
 
 
-def parity_entries(report: Mapping[str, Any]) -> dict[Key, dict[str, Any]]:
-    """stream_parity entries by (provider, model, mode, feedback, None), each shaped as a
-    results[] entry with the one metric ``stream_parity`` and its per-case counts."""
-    out: dict[Key, dict[str, Any]] = {}
+def parity_entries(report: Mapping[str, Any]) -> list[tuple[Key, dict[str, Any]]]:
+    """stream_parity entries with their (provider, model, mode, feedback, None), each
+    shaped as a results[] entry with the one metric ``stream_parity``, its per-case counts
+    and its run (``run_identity``, ``run``)."""
+    out: list[tuple[Key, dict[str, Any]]] = []
     entries = report.get("stream_parity")
     for e in entries if isinstance(entries, list) else []:
         if not isinstance(e, dict):
@@ -45,5 +46,6 @@ def parity_entries(report: Mapping[str, Any]) -> dict[Key, dict[str, Any]]:
             for cid, v in per_case.items()
             if isinstance(v, list) and len(v) == 2 and all(type(x) is int for x in v)
         }
-        out[key] = {METRIC: rate, "per_case": cases}
+        run = {k: e[k] for k in ("run_identity", "run") if isinstance(e.get(k), str)}
+        out.append((key, {METRIC: rate, "per_case": cases, **run}))
     return out

@@ -49,6 +49,9 @@ def group_to_json(g: GroupStats, report: Report) -> dict[str, Any]:
         "model": g.model,
         "mode": g.mode,
         "api": _one_or_list(g.apis),
+        # the run's identity, and what tells it from a group that reads the same
+        "run_identity": g.identity,
+        **({"run": g.run_label} if g.run_label else {}),
         "simulated": g.simulated,
         "attempted": attempted,
         "scored": g.scored,
@@ -207,14 +210,15 @@ def to_junit(report: Report) -> ET.Element:
     were transport failures gets <error>: the stand could not measure it, which CI should
     show, but it is not a model regression and stays out of the failure count.
     """
-    by_case: dict[tuple[str, str, str, str | None, str], list[FailedAttempt]] = defaultdict(list)
+    by_case: dict[tuple[Any, ...], list[FailedAttempt]] = defaultdict(list)
     for f in report.failures:
-        by_case[(f.provider, f.model, f.mode, f.feedback, f.case_id)].append(f)
+        by_case[(f.provider, f.model, f.mode, f.feedback, f.identity, f.case_id)].append(f)
     root = ET.Element("testsuites", name="toolstand")
     totals: Counter[str] = Counter()
     for g in report.groups:
         classname = f"{g.provider}/{g.model}/{g.mode}"
         classname += f"/feedback-{g.feedback}" if g.feedback is not None else ""
+        classname += f" ({g.run_label})" if g.run_label else ""
         suite = ET.SubElement(root, "testsuite", name=classname)
         props = ET.SubElement(suite, "properties")
         ET.SubElement(props, "property", name="simulated", value=str(g.simulated).lower())
@@ -222,7 +226,7 @@ def to_junit(report: Report) -> ET.Element:
         for cid, tally in g.cases.items():
             case = ET.SubElement(suite, "testcase", classname=classname, name=cid)
             counts["tests"] += 1
-            fails = by_case.get((g.provider, g.model, g.mode, g.feedback, cid), [])
+            fails = by_case.get((g.provider, g.model, g.mode, g.feedback, g.identity, cid), [])
             judged = [f for f in fails if f.failed]
             lines = [f"attempt {f.attempt}: {', '.join(_attempt_codes(f))}" for f in fails]
             if judged:
@@ -342,7 +346,9 @@ def _group_lines(g: GroupStats, report: Report) -> list[str]:
     title = f"{g.provider} / {g.model}{' (simulated)' if g.simulated else ''} · mode {g.mode}"
     title += f" · feedback {g.feedback}" if g.feedback is not None else ""
     title += " · streamed" if g.stream else (" · not streamed" if report.streaming else "")
-    title = visible(title + (f" · api {', '.join(g.apis)}" if g.apis else ""))
+    title += f" · api {', '.join(g.apis)}" if g.apis else ""
+    run = [p for p in g.run_parts if not p.startswith("api ")]  # the title says the api
+    title = visible(title + (f" · {', '.join(run)}" if run else ""))
     errs = sum(g.transport_errors.values())
     detail = ", ".join(f"{k} {v}" for k, v in sorted(g.transport_errors.items()))
     line = f"  attempted {g.attempted} · scored {g.scored} · transport errors {errs}"

@@ -46,6 +46,7 @@ from toolstand.reporting.tally import (
     Outcome,
     Prices,
     Report,
+    label_runs,
     outcome_vector,
     turn2_errors,
 )
@@ -93,22 +94,28 @@ class Collector:
         # a header said stream "both": each attempt's outcome is kept by repetition, for
         # the parity of the arms (reporting/parity.py)
         self.pair_streams = False
-        # (provider, model, mode, case_id, api, feedback) -> its group and case: one lookup
-        # per attempt
+        # (provider, model, mode, case_id, api, feedback, stream, run identity) -> its group
+        # and case: one lookup per attempt
         self._slots: dict[tuple[Any, ...], tuple[GroupStats, CaseTally]] = {}
 
     def _new_slot(self, slot: tuple[Any, ...]) -> tuple[GroupStats, CaseTally]:
         """The group and case of a first-seen (provider, model, mode, case_id, api,
-        feedback), whose values the caller has checked."""
-        key = (*slot[:3], slot[5], slot[6])
+        feedback, stream, run identity), whose values the caller has checked. The
+        identity of a record written before run identities is ``(run_id,)``: its
+        headers settle it (spec/identity.HeaderRuns), or leave it None, unknown."""
+        ident = slot[7]
+        if type(ident) is tuple:
+            ident = self.meta.runs.resolve(ident[0], slot[0], slot[1], slot[4])
+        key = (*slot[:3], slot[5], slot[6], ident)
         g = self.groups.get(key)
         if g is None:
             g = self.groups[key] = GroupStats(str(key[0]), str(key[1]), str(key[2]))
             if isinstance(slot[5], str):  # a feedback arm: reported apart, never mixed
                 g.feedback, g.repair = slot[5], RepairTally(slot[5])
             g.stream = slot[6]  # the stream arm: reported apart too
+            g.identity = ident  # a run of other requests: apart too (spec/identity.py)
         if slot[4] is not None and slot[4] not in g.apis:
-            g.apis.append(str(slot[4]))  # one model over two wire APIs: shown, not split
+            g.apis.append(str(slot[4]))  # the records of an unknown run may use two APIs
         case_id = str(slot[3])
         t = g.cases.get(case_id)
         if t is None:
@@ -144,7 +151,8 @@ class Collector:
         fast path can count, else the decoded record for ``add``."""
         if not self._split_works and self._split_misses > _GIVE_UP_SPLIT:
             return orjson.loads(line)
-        parts = split_metrics(line)
+        # the run_id too: a record older than run identities finds its run through it
+        parts = split_metrics(line, run_id=True)
         if parts is None:
             # a history written in another key order: after enough misses and no hit,
             # stop paying for a split that never works and decode lines whole
@@ -167,7 +175,7 @@ class Collector:
 
     def _with_errors(self, line: bytes, head: Any, vid: int, st: Any) -> Any:
         """A failing attempt as above, with its judgement's errors for the error table."""
-        parts = split_metrics(line, with_errors=True)
+        parts = split_metrics(line, with_errors=True, run_id=True)
         if parts is not None and parts[1] is not None:
             try:
                 j = orjson.loads(parts[1])
@@ -216,10 +224,13 @@ class Collector:
         problem = turn_types_problem(rec, st)
         if problem is not None:
             return _slot_problem(rec) or problem
+        ident = get("run_identity")
+        if ident is None:  # an older record's run is found through its run_id (_new_slot)
+            rid = get("run_id")
+            ident = (rid if type(rid) is str else None,)
         slot = (
             *(get("provider"), get("model"), get("mode"), get("case_id"), get("api")),
-            get("feedback"),
-            get("stream") is True,
+            *(get("feedback"), get("stream") is True, ident),
         )
         try:
             gt = self._slots.get(slot)
@@ -265,7 +276,9 @@ class Collector:
             g.transport_errors[str(te.get("code"))] += 1
             if self.collect_failures:
                 self.failures.append(
-                    FailedAttempt(*g.key, case_id, number, [], False, te, feedback=g.feedback)
+                    FailedAttempt(
+                        *g.key, case_id, number, [], False, te, None, g.feedback, g.identity
+                    )
                 )
             return None
         if vid is None:
@@ -294,7 +307,9 @@ class Collector:
                 return None
             errors = turn2_errors(j, st)
             self.failures.append(
-                FailedAttempt(*g.key, case_id, number, errors, not passed, None, st_te, g.feedback)
+                FailedAttempt(
+                    *g.key, case_id, number, errors, not passed, None, st_te, g.feedback, g.identity
+                )
             )
         return None
 
@@ -312,9 +327,10 @@ class Collector:
                 t.finalize(self._vectors)
             vectors = self._vectors
             g.reps = {k: (bool(vectors[v].passed), vectors[v].signature) for k, v in g.reps.items()}
-            g.slots = None if self.headerless else self.meta.slots(g.key)
+            g.slots = None if self.headerless else self.meta.slots(g.key, g.identity)
             if g.slots is not None and g.attempted > g.slots:
                 warnings.append(HistoryWarning(where, 0, g.over_matrix()))
+        label_runs(self.groups.values(), self.meta.runs)
         return Report(
             files=files,
             meta=self.meta,

@@ -70,12 +70,15 @@ class Parity:
 
     def label(self) -> str:
         fb = f" · feedback {self.feedback}" if self.feedback is not None else ""
-        return f"{self.provider} / {self.model} · mode {self.mode}{fb}"
+        run = f" · {self.plain.run_label}" if self.plain.run_label else ""
+        return f"{self.provider} / {self.model} · mode {self.mode}{fb}{run}"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"provider": self.provider, "model": self.model, "mode": self.mode}
         if self.feedback is not None:
             out["feedback"] = self.feedback
+        if self.plain.run_label:  # a run that reads like another: which one (compare pairs on it)
+            out.update(run_identity=self.plain.identity, run=self.plain.run_label)
         out["paired"] = {
             "pairs": self.pairs,
             "passed_not_streamed_only": self.plain_only,
@@ -168,7 +171,7 @@ def parities(report: Report) -> list[Parity]:
     """One Parity per provider × model × mode × feedback arm that has both stream arms."""
     arms: dict[tuple[Any, ...], dict[bool, GroupStats]] = {}
     for g in report.groups:
-        arms.setdefault((*g.key, g.feedback), {})[g.stream] = g
+        arms.setdefault((*g.key, g.feedback, g.identity), {})[g.stream] = g
     return [pair(two[False], two[True]) for two in arms.values() if len(two) == 2]
 
 

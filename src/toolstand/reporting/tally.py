@@ -7,14 +7,15 @@ Every rate is numerator / denominator; a group's counts are sums of its cases' c
 from __future__ import annotations
 
 from array import array
-from collections import Counter
-from collections.abc import Mapping
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from toolstand.history import HistoryWarning, RunMeta
 from toolstand.reporting.repairs import RepairTally
 from toolstand.reporting.stats import Rate, percentile
+from toolstand.spec.identity import HeaderRuns, distinguishing
 
 METRICS: tuple[str, ...] = (
     "pass_rate",
@@ -180,6 +181,16 @@ class GroupStats:
     # (case id, repetition) -> outcome vector id while counting, (passed, signature) once
     # frozen: kept only for a run with stream "both", whose arms pair on them (parity)
     reps: dict[tuple[str, int], Any] = field(default_factory=dict)
+    # the run's identity (spec/identity.py; None: records that do not settle it), and what
+    # tells it from a group that would otherwise read the same ([] when none does)
+    identity: str | None = None
+    run_parts: list[str] = field(default_factory=list)
+
+    @property
+    def run_label(self) -> str:
+        """What tells the group's run from another that reads alike, e.g. "api
+        openai-responses" or "options.strict true"; "" when no other does."""
+        return ", ".join(self.run_parts)
 
     def add_stream_times(self, first_token: Any, first_call: Any) -> None:
         """A streamed attempt's ``first_token_ms`` and ``first_call_ms``, when numbers."""
@@ -207,8 +218,9 @@ class GroupStats:
         """What to say when the group holds more attempts than its matrix plans: some
         were counted twice (two writers, a file given under two names, a copy)."""
         planned = f"plan {self.slots}" if self.slots else "do not list it"
+        run = f" ({self.run_label})" if self.run_label else ""
         return (
-            f"{'/'.join(self.key)}: {self.attempted} attempts ({self.scored} scored), but the"
+            f"{'/'.join(self.key)}{run}: {self.attempted} attempts ({self.scored} scored), but the"
             f" run headers' matrix (cases × repetitions) {planned}; are some counted twice?"
         )
 
@@ -295,6 +307,26 @@ class FailedAttempt:
     transport_error: dict[str, Any] | None = None
     second_turn_transport_error: dict[str, Any] | None = None
     feedback: str | None = None  # the repair arm of the attempt's group
+    identity: str | None = None  # the run identity of the attempt's group
+
+
+def label_runs(groups: Iterable[GroupStats], runs: HeaderRuns) -> None:
+    """Give each group that would read the same as another (provider, model, mode and
+    arms alike) the parts of its run identity that tell them apart: its run_parts."""
+    alike: dict[tuple[Any, ...], list[GroupStats]] = defaultdict(list)
+    for g in groups:
+        alike[(g.provider, g.model, g.mode, g.feedback, g.stream)].append(g)
+    for same in alike.values():
+        if len(same) < 2:
+            continue
+        described: list[Mapping[str, Any] | None] = [
+            runs.parts.get(g.identity) if g.identity else None for g in same
+        ]
+        for g, parts in zip(same, distinguishing(described, SHOWN), strict=True):
+            g.run_parts = parts or ([f"run {g.identity[:8]}"] if g.identity else [])
+
+
+SHOWN = ("provider", "model")  # what every rendering of a group already says
 
 
 @dataclass

@@ -16,6 +16,7 @@ from toolstand.attempt.plan import Target
 from toolstand.spec.cases import CaseFile
 from toolstand.spec.config import Config
 from toolstand.spec.contract import Contract
+from toolstand.spec.identity import config_identity
 from toolstand.util.problems import Problem
 
 
@@ -144,10 +145,12 @@ async def targets_for(inputs: Inputs, seed: int | None = None) -> AsyncIterator[
                         r,
                         sim_base_url(root, r.api),
                         os.environ.get(r.api_key_env or "") or "sim-key",
+                        config_identity(config, r),
                     )
                 )
             else:
-                targets.append(Target.make(r, r.base_url, os.environ.get(r.api_key_env or "")))
+                key = os.environ.get(r.api_key_env or "")
+                targets.append(Target.make(r, r.base_url, key, config_identity(config, r)))
         yield targets
     finally:
         if sim is not None:

@@ -24,9 +24,10 @@ class WorkItem:
     )
     stream: bool = False  # the stream arm (config stream)
 
-    def key(self, spec: RunSpec) -> AttemptKey:
+    def key(self, spec: RunSpec, identity: str | None) -> AttemptKey:
+        """The item's --resume key; ``identity``: its run's (spec/identity.py)."""
         return (
-            *(spec.provider, spec.model, spec.api, self.case.id, self.mode),
+            *(spec.provider, spec.model, spec.api, identity, self.case.id, self.mode),
             *(self.attempt, self.stream, self.feedback),
         )
 

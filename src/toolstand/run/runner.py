@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from toolstand.history import (
     KEPT,
@@ -35,6 +35,7 @@ from toolstand.run.work import Work, run_workers
 from toolstand.spec.cases import load_case_set
 from toolstand.spec.config import Config
 from toolstand.spec.contract import load_contract
+from toolstand.spec.identity import HeaderRuns, config_identity
 from toolstand.types import AttemptRecord
 from toolstand.util.canonical import sha256_hex
 from toolstand.util.printable import visible
@@ -100,18 +101,43 @@ def load_inputs(
     )
 
 
-def finished_keys(path: Path) -> tuple[str | None, set[AttemptKey]]:
-    """The run_id and the attempt keys already in an output file."""
+def finished_keys(
+    path: Path, warn: IO[str] | None = sys.stderr
+) -> tuple[str | None, set[AttemptKey]]:
+    """The run_id and the attempt keys already in an output file.
+
+    A record written before run identities existed takes its run's from the headers
+    of its run_id (spec/identity.HeaderRuns); when they list two runs it could belong
+    to (same provider, model and api), it counts as done for each, as it did then,
+    and ``warn`` is told."""
     run_id = None
     done: set[AttemptKey] = set()
     if not path.exists():
         return None, done
-    for _, rec in iter_lines(path, sys.stderr):
-        if rec.get("type") == "run" and run_id is None:
-            run_id = rec.get("run_id")
+    runs = HeaderRuns()
+    older: list[tuple[Any, ...]] = []  # (run_id, provider, model, api, key without identity)
+    for _, rec in iter_lines(path, warn):
+        if rec.get("type") == "run":
+            run_id = run_id if run_id is not None else rec.get("run_id")
+            runs.add(rec)
         elif rec.get("type") == "attempt":
             with contextlib.suppress(KeyError, TypeError, ValueError):
-                done.add(attempt_key(rec))
+                key = attempt_key(rec)
+                if key[3] is None:
+                    older.append((rec.get("run_id"), *key[:3], key))
+                else:
+                    done.add(key)
+    unsettled = 0
+    for rid, provider, model, api, key in older:
+        found: list[str | None] = [*runs.candidates(rid, provider, model, api)]
+        unsettled += len(found) > 1
+        done.update((*key[:3], ident, *key[4:]) for ident in (found or [None]))
+    if unsettled and warn is not None:
+        print(
+            f"warning: {path}: {unsettled} attempt(s) written before run identities belong "
+            "to one of two runs with the same provider, model and api; counted as done for both",
+            file=warn,
+        )
     return run_id, done
 
 
@@ -178,7 +204,12 @@ async def _run_locked(
     t0 = time.monotonic()
     run_id, done = _open_output(inputs, output, resume, resume_anyway, progress_out)
     config = inputs.config
-    todo = [it for it in items if it.key(config.runs[it.run_index]) not in done]
+    identities = [config_identity(config, spec) for spec in config.runs]
+    todo = [
+        it
+        for it in items
+        if it.key(config.runs[it.run_index], identities[it.run_index]) not in done
+    ]
     with IndexedWriter(output, lock=False) as writer:
         writer.write(header(inputs, run_id, resumed=resume and bool(done)))
         work = Work(inputs, run_id, writer, repetitions(todo), len(todo), progress_out, on_record)

@@ -53,7 +53,9 @@ CASE_WIDTH = 30  # longer case ids are cut in the middle: their ends tell them a
 
 
 def group_name(g: GroupStats) -> str:
-    return visible(f"{g.provider}/{g.model}") + (" (simulated)" if g.simulated else "")
+    """provider/model, and what tells its run from another that reads alike (api, options)."""
+    run = f" · {g.run_label}" if g.run_label else ""
+    return visible(f"{g.provider}/{g.model}{run}") + (" (simulated)" if g.simulated else "")
 
 
 def rate_style(name: str, rate: Rate) -> str:
@@ -133,9 +135,9 @@ def metric_lines(g: GroupStats) -> list[Content]:
 def error_counts(report: Report) -> list[tuple[str, str, str, int]]:
     """(group, mode, code, count) for every error code and transport failure, most first."""
     counts: Counter[tuple[str, str, str]] = Counter()
-    names = {g.key: group_name(g) for g in report.groups}
+    names = {(*g.key, g.identity): group_name(g) for g in report.groups}
     for f in report.failures:
-        key = (f.provider, f.model, f.mode)
+        key = (f.provider, f.model, f.mode, f.identity)
         name = names.get(key) or visible(f"{f.provider}/{f.model}")
         mode = f.mode + (f" · {f.feedback}" if f.feedback is not None else "")
         for e in f.errors:
