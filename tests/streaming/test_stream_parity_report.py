@@ -29,6 +29,11 @@ READS_DIFFERENTLY = {
     "args_empty_zero_param", "call_lost", "value_coerced", "args_lost", "args_cumulative",
 }  # fmt: skip
 FAULTS = "x-toolstand-sim-stream-faults"
+# config.stream.json's cases where its seed shows each class of READS_DIFFERENTLY
+DEMO_CASES = (
+    "quote_complete", "slot_filling_quote", "parallel_lookup",
+    "service_status", "status_and_order", "order_and_status",
+)  # fmt: skip
 
 
 def runs() -> list[dict[str, Any]]:
@@ -157,3 +162,35 @@ def test_the_readmes_stream_config_runs_streambug_both_ways_on_all_four_apis() -
     assert {r.model for r in config.runs} == {"sim-streambug"} and all(
         r.simulated for r in config.runs
     )
+
+
+def test_the_stream_demo_lists_every_fault_class_that_changes_the_reading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25, done when: ``toolstand run --config config.stream.json`` (here one
+    repetition of the cases that show the classes, to stay fast) and its report's parity
+    list show every sim-streambug class a correct client reads differently, the empty
+    zero-parameter call included (its own case file has a tool without parameters)."""
+    from tests.support.runs import ROOT
+    from toolstand.cli import main
+
+    out = tmp_path / "stream.jsonl"
+    args = ["run", "--config", str(ROOT / "config.stream.json"), "--output", str(out)]
+    assert main([*args, "--repetitions", "1", "--only", ",".join(DEMO_CASES)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
+    _, attempts = read(out)
+    data = to_json(compute_files([out], index=False))
+    listed = {(e["provider"], c["case_id"]) for e in data["stream_parity"] for c in e["cases"]}
+    for provider, cid in listed:  # the text report names each listed case in its block
+        block = text.split(f"stream parity · {provider} / sim-streambug · mode auto\n")[1]
+        assert f"    {cid} 1/1 · " in block.split("\n\n")[0]
+    on_listed: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for a in attempts:
+        if a["stream"] and (a["provider"], a["case_id"]) in listed:
+            for fault in faults(a) & READS_DIFFERENTLY:
+                on_listed[fault].add((a["provider"], a["case_id"]))
+    assert set(on_listed) == READS_DIFFERENTLY
+    # the empty zero-parameter call, as the report spells it: {} not streamed, "" streamed
+    assert ('service_status 1/1 · arguments 0: {} → ""') in text
