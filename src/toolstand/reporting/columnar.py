@@ -247,10 +247,11 @@ def _failure(c: Any, kd: _Kind, ix: HistoryIndex, fh: IO[bytes], i: int) -> None
     head = (g.provider, g.model, g.mode, kd.t.case_id, ix.attempt[i])
     if kd.key[7] is not None:
         te = rec.get("transport_error")
-        c.failures.append(FailedAttempt(*head, [], False, te, feedback=g.feedback))
+        c.failures.append(FailedAttempt(*head, [], False, te, feedback=g.feedback, stream=g.stream))
         return
     j, st = rec.get("judgement") or {}, rec.get("second_turn")
     st_te = st.get("transport_error") if st else None
     passed = c._vectors[kd.vid].passed
-    failed = FailedAttempt(*head, turn2_errors(j, st), not passed, None, st_te, g.feedback)
+    errors = turn2_errors(j, st)
+    failed = FailedAttempt(*head, errors, not passed, None, st_te, g.feedback, g.stream)
     c.failures.append(failed)

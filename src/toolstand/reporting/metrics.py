@@ -265,7 +265,9 @@ class Collector:
             g.transport_errors[str(te.get("code"))] += 1
             if self.collect_failures:
                 self.failures.append(
-                    FailedAttempt(*g.key, case_id, number, [], False, te, feedback=g.feedback)
+                    FailedAttempt(
+                        *g.key, case_id, number, [], False, te, feedback=g.feedback, stream=g.stream
+                    )
                 )
             return None
         if vid is None:
@@ -294,7 +296,9 @@ class Collector:
                 return None
             errors = turn2_errors(j, st)
             self.failures.append(
-                FailedAttempt(*g.key, case_id, number, errors, not passed, None, st_te, g.feedback)
+                FailedAttempt(
+                    *g.key, case_id, number, errors, not passed, None, st_te, g.feedback, g.stream
+                )
             )
         return None
 

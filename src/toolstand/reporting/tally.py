@@ -295,6 +295,7 @@ class FailedAttempt:
     transport_error: dict[str, Any] | None = None
     second_turn_transport_error: dict[str, Any] | None = None
     feedback: str | None = None  # the repair arm of the attempt's group
+    stream: bool = False  # the stream arm of the attempt's group
 
 
 @dataclass
