@@ -155,6 +155,8 @@ def test_bfcl_run_gives_the_same_report(bfcl: Path) -> None:
     assert (
         orjson.loads(old["json"])["results"][0]["attempted"] == 15
     )  # tests/bfcl_fixtures.py: one entry a category and kind
+    # BFCL's main axis, in the text from both paths alike (issue 30)
+    assert b"  per category (" in old["text"] and b"    simple_python " in old["text"]
 
 
 def test_two_files_and_the_same_file_twice(demo: Path, repair: Path) -> None:

@@ -15,7 +15,7 @@ from typing import IO, Any
 import orjson
 
 from toolstand.history import error_code
-from toolstand.reporting import parity
+from toolstand.reporting import categories, parity
 from toolstand.reporting.metrics import FailedAttempt, GroupStats, Report
 from toolstand.reporting.repairs import comparison_lines
 from toolstand.reporting.stats import Rate
@@ -401,6 +401,7 @@ def _group_lines(g: GroupStats, report: Report) -> list[str]:
             f"/attempt · {_money(cost['per_passed_attempt_usd'])}/passed attempt"
             f" (from {cost['source']})"
         )
+    out += categories.lines(g, report.categories, fmt_rate, visible)
     flaky = g.flaky_cases()
     if flaky:
         out += _wrap(f"flaky cases ({len(flaky)})", flaky)

@@ -308,6 +308,8 @@ class Report:
     failures: list[FailedAttempt]
     warnings: list[HistoryWarning]
     prices: dict[str, Mapping[str, float]]
+    # case id -> the category its records carry, first seen (reporting/categories.py)
+    categories: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def streaming(self) -> bool:
