@@ -30,6 +30,7 @@ class CategoryRow:
     category: str
     cases: int
     attempted: int
+    scored: int
     rates: dict[str, Rate]
 
 
@@ -55,7 +56,7 @@ def by_category(g: GroupStats, categories: Mapping[str, str | None]) -> list[Cat
     rows = []
     for name in sorted(members, key=lambda n: (n == NO_CATEGORY, n)):
         part = GroupStats(g.provider, g.model, g.mode, cases=members[name])
-        rows.append(CategoryRow(name, len(part.cases), part.attempted, part.metrics()))
+        rows.append(CategoryRow(name, len(part.cases), part.attempted, part.scored, part.metrics()))
     return rows
 
 
