@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -255,16 +256,18 @@ class ReportView(Vertical):
         t = self.query_one("#error-table", DataTable)
         t.clear(columns=True)
         rows = error_counts(report)
-        widths = (
-            max((len(f"{r[3]:,}") for r in rows), default=5),
-            max((len(r[2]) for r in rows), default=10),
-            max((len(r[1]) for r in rows), default=4),
-            max((len(r[0]) for r in rows), default=14),
-        )
-        for title, w in zip(("count", "error code", "mode", "provider/model"), widths, strict=True):
-            t.add_column(title, width=max(w, len(title)))
+        titles = ("count", "error code", "mode", "provider/model")
+        widths = [
+            max((len(f"{r[3]:,}") for r in rows), default=0),
+            max((len(r[2]) for r in rows), default=0),
+            max((len(r[1]) for r in rows), default=0),
+            max((len(r[0]) for r in rows), default=0),
+        ]
+        widths = [max(w, len(title)) for w, title in zip(widths, titles, strict=True)]
+        for title, w in zip(titles, widths, strict=True):
+            t.add_column(title, width=w)
         for name, mode, code, n in rows:
-            t.add_row(f"{n:>{widths[0]},}", Content(code), Content(mode), Content(name))
+            t.add_row(Text(f"{n:,}", justify="right"), Content(code), Content(mode), Content(name))
 
     @on(DataTable.RowHighlighted, "#metric-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
