@@ -105,6 +105,8 @@ async def test_the_errors_count_shows_at_80_columns_and_the_stream_arms_apart(
     app = app_for()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_report(pilot, app)
+        metrics = cells(screen.query_one("#metric-table", DataTable))
+        assert [r[1] for r in metrics] == ["auto", "auto · streamed"]
         await show_tab(pilot, screen, "tab-errors")
         rows = cells(screen.query_one("#error-table", DataTable))
         name = "sim-anthropic-eu-west/sim-streambug-2026-12-01 (simulated)"
