@@ -200,6 +200,15 @@ def test_the_text_report_has_a_per_category_table(tmp_path: Path) -> None:
     assert max(map(len, text.splitlines())) <= WIDTH
 
 
+def test_a_long_category_name_is_cut_to_keep_the_table_in_width(tmp_path: Path) -> None:
+    long = "live_parallel_multiple_with_a_much_longer_name_than_bfcl_has"
+    recs = [header(), {**attempt("a"), "category": long}, {**attempt("b"), "category": "x"}]
+    text = render_table(compute_files([write_jsonl(tmp_path / "r.jsonl", recs)]))
+    row = next(line for line in text.splitlines() if "live_parallel" in line)
+    assert row.split()[0] == long[:27] + "…" and row.split()[1] == "1"
+    assert max(map(len, text.splitlines())) <= WIDTH
+
+
 def test_a_report_without_categories_has_no_category_table(tmp_path: Path) -> None:
     recs = [header(), *({**attempt(c), "category": None} for c in ("a", "b"))]
     text = render_table(compute_files([write_jsonl(tmp_path / "r.jsonl", recs)]))

@@ -65,22 +65,27 @@ def lines(
     categories: Mapping[str, str | None],
     fmt: Callable[[Rate], str],
     visible: Callable[[str], str],
+    width: int = 100,
 ) -> list[str]:
-    """The text report's per-category table of one group (nothing without categories)."""
+    """The text report's per-category table of one group (nothing without categories),
+    in ``width`` columns: the rates whole, a long category name cut to what is left."""
     rows = by_category(g, categories)
     if not rows:
         return []
+    rates = [[fmt(r.rates[m]) for m in TEXT_RATES] for r in rows]
+    cols = [max(len(m), *(len(x[i]) for x in rates)) for i, m in enumerate(TEXT_RATES)]
+    counts = max(5, *(len(str(r.cases)) for r in rows))
+    names = [visible(r.category) for r in rows]
     label = f"per category ({len(rows)})"
-    width = max(len(label) - 2, min(28, max(len(visible(r.category)) for r in rows)))
-    out = [
-        f"  {label:<{width + 2}} {'cases':>6}  "
-        + "".join(f"{name:<35}" for name in TEXT_RATES).rstrip()
-    ]
-    for r in rows:
-        name = visible(r.category)
-        name = name if len(name) <= width else name[: width - 1] + "…"
-        out.append(
-            f"    {name:<{width}} {r.cases:>6}  "
-            + "".join(f"{fmt(r.rates[m]):<35}" for m in TEXT_RATES).rstrip()
-        )
+    room = width - 4 - 1 - counts - sum(c + 2 for c in cols)
+    wide = max(len(label) - 2, min(28, room, max(map(len, names))), 8)
+
+    def line(first: str, cases: str, cells: list[str]) -> str:
+        body = "  ".join(f"{x:<{c}}" for x, c in zip(cells, cols, strict=True))
+        return f"{first} {cases:>{counts}}  {body}".rstrip()
+
+    out = [line(f"  {label:<{wide + 2}}", "cases", list(TEXT_RATES))]
+    for r, name, cells in zip(rows, names, rates, strict=True):
+        name = name if len(name) <= wide else name[: wide - 1] + "…"
+        out.append(line(f"    {name:<{wide}}", str(r.cases), cells))
     return out

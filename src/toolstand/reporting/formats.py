@@ -401,7 +401,7 @@ def _group_lines(g: GroupStats, report: Report) -> list[str]:
             f"/attempt · {_money(cost['per_passed_attempt_usd'])}/passed attempt"
             f" (from {cost['source']})"
         )
-    out += categories.lines(g, report.categories, fmt_rate, visible)
+    out += categories.lines(g, report.categories, fmt_rate, visible, WIDTH)
     flaky = g.flaky_cases()
     if flaky:
         out += _wrap(f"flaky cases ({len(flaky)})", flaky)
