@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from tests.support.metrics_suite import EXPECTED, suite
-from tests.support.records import attempt, header, write_jsonl
+from tests.support.records import attempt, err, header, judgement, transport, write_jsonl
 from toolstand.reporting.commands import cmd_report
 from toolstand.reporting.formats import (
     CSV_COLUMNS,
@@ -175,3 +175,42 @@ def test_cmd_report_writes_all_views(path: Path, tmp_path: Path) -> None:
 def test_cmd_report_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cmd_report([str(tmp_path / "nope.jsonl")], False, None, None, out=io.StringIO()) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_the_text_report_has_a_per_category_table(tmp_path: Path) -> None:
+    """Issue 30: per group, a category's cases pooled (pass and normalized pass with
+    counts and intervals), by name, the cases whose records name none last."""
+    fail = judgement(errors=[err("argument_mismatch")], exact_correct=0)
+    recs = [
+        header(),
+        {**attempt("a1"), "category": "simple"},
+        {**attempt("a1", 2, j=fail), "category": "simple"},
+        {**attempt("a2"), "category": "simple"},
+        {**attempt("b1"), "category": "multiple"},
+        {**attempt("c1"), "category": None},
+        {**attempt("c1", 2, transport_error=transport("timeout")), "category": None},
+    ]
+    text = render_table(compute_files([write_jsonl(tmp_path / "r.jsonl", recs)]))
+    table = text.split("  per category (3)")[1].splitlines()
+    assert table[0].split() == ["cases", "pass_rate", "normalized_pass_rate"]
+    rows = [line.split(maxsplit=2) for line in table[1:4]]
+    assert [r[:2] for r in rows] == [["multiple", "1"], ["simple", "2"], ["(none)", "1"]]
+    assert rows[1][2].startswith("66.7% (2/3) [")
+    assert rows[2][2].startswith("100.0% (1/1) [")  # the timeout is not scored
+    assert max(map(len, text.splitlines())) <= WIDTH
+
+
+def test_a_long_category_name_is_cut_to_keep_the_table_in_width(tmp_path: Path) -> None:
+    long = "live_parallel_multiple_with_a_much_longer_name_than_bfcl_has"
+    recs = [header(), {**attempt("a"), "category": long}, {**attempt("b"), "category": "x"}]
+    text = render_table(compute_files([write_jsonl(tmp_path / "r.jsonl", recs)]))
+    row = next(line for line in text.splitlines() if "live_parallel" in line)
+    assert row.split()[0] == long[:27] + "…" and row.split()[1] == "1"
+    assert max(map(len, text.splitlines())) <= WIDTH
+
+
+def test_a_report_without_categories_has_no_category_table(tmp_path: Path) -> None:
+    recs = [header(), *({**attempt(c), "category": None} for c in ("a", "b"))]
+    text = render_table(compute_files([write_jsonl(tmp_path / "r.jsonl", recs)]))
+    assert "per category" not in text
+    assert text.splitlines()[-1].startswith("  tokens per attempt")

@@ -155,6 +155,8 @@ def test_bfcl_run_gives_the_same_report(bfcl: Path) -> None:
     assert (
         orjson.loads(old["json"])["results"][0]["attempted"] == 15
     )  # tests/bfcl_fixtures.py: one entry a category and kind
+    # BFCL's main axis, in the text from both paths alike (issue 30)
+    assert b"  per category (" in old["text"] and b"    simple_python " in old["text"]
 
 
 def test_two_files_and_the_same_file_twice(demo: Path, repair: Path) -> None:
@@ -273,3 +275,28 @@ def test_an_older_sidecar_is_rebuilt(demo: Path, tmp_path: Path) -> None:
     # a file that had a sidecar gets one again, however small
     assert views(compute_files([path], collect_failures=True)) == before
     assert sidecar.load(HistoryIndex(path))  # saved again, in the current version
+
+
+def test_a_case_takes_the_category_of_its_first_line_on_both_paths(tmp_path: Path) -> None:
+    """Issue 30's per-category table: a case whose lines disagree on its category gets
+    the first line's, whether that line is a row of the columns or one they leave to the
+    line reader (out of the runner's key order)."""
+
+    def row(case_id: str, n: int, category: str | None, *, odd: bool = False) -> bytes:
+        rec = {**attempt(case_id, n), "category": category}
+        return orjson.dumps(lead_order(rec) if odd else in_key_order(rec))
+
+    lines = [
+        orjson.dumps(header()),
+        row("x", 1, "odd-first", odd=True),
+        row("x", 2, "later"),
+        row("y", 1, "row-first"),
+        row("y", 2, "odd-later", odd=True),
+        row("z", 1, "row-first"),
+    ]
+    path = tmp_path / "categories.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    text = assert_same([path])["text"].decode()
+    table = text.split("  per category (2)")[1].splitlines()[1:3]
+    assert [line.split()[:2] for line in table] == [["odd-first", "1"], ["row-first", "2"]]
+    assert "later" not in text

@@ -5,6 +5,9 @@ that changes what a correct client reads, and ``compare`` fails when parity drop
 
 from __future__ import annotations
 
+import csv
+import io
+import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -13,7 +16,14 @@ import pytest
 
 from tests.support.runs import go, make_inputs, read, sim
 from toolstand.reporting.compare import compare, render
-from toolstand.reporting.formats import dumps_json, render_table, to_json
+from toolstand.reporting.formats import (
+    CSV_COLUMNS,
+    dumps_json,
+    render_table,
+    to_json,
+    write_errors_csv,
+    write_junit,
+)
 from toolstand.reporting.metrics import compute_files
 from toolstand.reporting.stats import mcnemar_exact
 
@@ -29,6 +39,11 @@ READS_DIFFERENTLY = {
     "args_empty_zero_param", "call_lost", "value_coerced", "args_lost", "args_cumulative",
 }  # fmt: skip
 FAULTS = "x-toolstand-sim-stream-faults"
+# config.stream.json's cases where its seed shows each class of READS_DIFFERENTLY
+DEMO_CASES = (
+    "quote_complete", "slot_filling_quote", "parallel_lookup",
+    "service_status", "status_and_order", "order_and_status",
+)  # fmt: skip
 
 
 def runs() -> list[dict[str, Any]]:
@@ -157,3 +172,76 @@ def test_the_readmes_stream_config_runs_streambug_both_ways_on_all_four_apis() -
     assert {r.model for r in config.runs} == {"sim-streambug"} and all(
         r.simulated for r in config.runs
     )
+
+
+def test_the_stream_demo_lists_every_fault_class_that_changes_the_reading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25, done when: ``toolstand run --config config.stream.json`` (here one
+    repetition of the cases that show the classes, to stay fast) and its report's parity
+    list show every sim-streambug class a correct client reads differently, the empty
+    zero-parameter call included (its own case file has a tool without parameters)."""
+    from tests.support.runs import ROOT
+    from toolstand.cli import main
+
+    out = tmp_path / "stream.jsonl"
+    args = ["run", "--config", str(ROOT / "config.stream.json"), "--output", str(out)]
+    assert main([*args, "--repetitions", "1", "--only", ",".join(DEMO_CASES)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
+    _, attempts = read(out)
+    data = to_json(compute_files([out], index=False))
+    listed = {(e["provider"], c["case_id"]) for e in data["stream_parity"] for c in e["cases"]}
+    for provider, cid in listed:  # the text report names each listed case in its block
+        block = text.split(f"stream parity · {provider} / sim-streambug · mode auto\n")[1]
+        assert f"    {cid} 1/1 · " in block.split("\n\n")[0]
+    on_listed: dict[str, set[tuple[str, str]]] = defaultdict(set)
+    for a in attempts:
+        if a["stream"] and (a["provider"], a["case_id"]) in listed:
+            for fault in faults(a) & READS_DIFFERENTLY:
+                on_listed[fault].add((a["provider"], a["case_id"]))
+    assert set(on_listed) == READS_DIFFERENTLY
+    # the empty zero-parameter call, as the report spells it: {} not streamed, "" streamed
+    assert ('service_status 1/1 · arguments 0: {} → ""') in text
+
+
+def test_the_error_csv_and_junit_keep_the_stream_arms_apart(history: Path) -> None:
+    """Issue 25: each error row ends with its attempt's stream arm, and JUnit has a suite
+    per arm (``/streamed``, ``/not-streamed``) whose testcases hold only that arm's
+    attempts; the columns give the same files as the lines."""
+    _, attempts = read(history)
+    failing = {
+        (a["provider"], a["case_id"], a["attempt"], a["stream"])
+        for a in attempts
+        if a["transport_error"] or a["judgement"]["verdict"] == "fail"
+    }
+    assert any(k[3] for k in failing)
+    outputs = []
+    for index in (False, True):
+        report = compute_files([history], index=index, collect_failures=True)
+        buf = io.StringIO()
+        write_errors_csv(report, buf)
+        junit = io.BytesIO()
+        write_junit(report, junit)
+        outputs.append((buf.getvalue(), junit.getvalue()))
+    assert outputs[0] == outputs[1]
+    rows = list(csv.DictReader(io.StringIO(outputs[0][0])))
+    assert list(rows[0]) == [*CSV_COLUMNS, "stream"]
+    assert {
+        (r["provider"], r["case_id"], int(r["attempt"]), r["stream"] == "true") for r in rows
+    } == failing
+    root = ET.fromstring(outputs[0][1])
+    suites = {s.get("name"): s for s in root.iter("testsuite")}
+    for provider in (f"sim-{api}" for api in APIS):
+        for arm, streamed in (("streamed", True), ("not-streamed", False)):
+            suite = suites[f"{provider}/sim-streambug/auto/{arm}"]
+            failed = {
+                (tc.get("name"), int(line.split(":")[0].removeprefix("attempt ")))
+                for tc in suite.iter("testcase")
+                for el in (tc.find("failure"), tc.find("error"))
+                if el is not None
+                for line in (el.text or "").splitlines()
+            }
+            mine = {(k[1], k[2]) for k in failing if k[0] == provider and k[3] == streamed}
+            assert failed == mine, (provider, arm)

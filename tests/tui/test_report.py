@@ -53,7 +53,7 @@ async def test_metrics_errors_and_flaky_cases(
         detail = str(screen.query_one("#metric-detail", Static).render())
         assert "12/13" in detail and "95% CI" in detail and "(simulated)" in detail
         errors = cells(screen.query_one("#error-table", DataTable))
-        assert ["sim/sim-eager (simulated)", "auto", "unsafe_call", "4"] in errors
+        assert ["4", "unsafe_call", "auto", "sim/sim-eager (simulated)"] in errors
         cases = cells(screen.query_one("#case-table-r", DataTable))
         flaky = {r[0]: r[4] for r in cases}
         assert flaky == {"cancel_implicit": "", "direct_lookup": "", "missing_id": "≈ flaky"}

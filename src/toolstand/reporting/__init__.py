@@ -5,6 +5,7 @@ What the rest of toolstand may import is listed in ``__all__``; the modules behi
 * ``metrics``: one pass over the history files into a Report (``tally`` holds the
   per-group counters it fills and the metric definitions);
 * ``stats``: Wilson intervals, percentiles, exact McNemar, Holm's correction;
+* ``categories``: a group's cases pooled per category (BFCL's main axis);
 * ``formats``: the Report as the seed's JSON, the error CSV, JUnit XML, a text table;
 * ``compare``: a baseline report against the current history (the CI gate);
 * ``commands``: ``toolstand report`` and ``toolstand compare`` for the CLI.
@@ -12,6 +13,7 @@ What the rest of toolstand may import is listed in ``__all__``; the modules behi
 Nothing here re-judges: every number is counted from the judgements in the records.
 """
 
+from toolstand.reporting.categories import CategoryRow, by_category
 from toolstand.reporting.commands import cmd_compare, cmd_report
 from toolstand.reporting.compare import MAX_TRANSPORT_ERRORS, compare, load_report
 from toolstand.reporting.formats import (
@@ -29,10 +31,12 @@ __all__ = [
     "LOWER_IS_BETTER",
     "MAX_TRANSPORT_ERRORS",
     "METRICS",
+    "CategoryRow",
     "FailedAttempt",
     "GroupStats",
     "Rate",
     "Report",
+    "by_category",
     "cmd_compare",
     "cmd_report",
     "compare",

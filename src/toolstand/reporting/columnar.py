@@ -27,6 +27,7 @@ from toolstand.history import (
     decode_summary,
     read_line,
 )
+from toolstand.reporting.categories import line_category
 from toolstand.reporting.tally import FailedAttempt, outcome_vector, turn2_errors
 
 _GIVE_UP_SPLIT = 1000  # metrics.Collector's: past this many misses it decodes lines whole
@@ -142,7 +143,9 @@ def _bulk(
     groups: dict[int, int] = {}  # id(group) -> ordinal in ``stats``
     stats: list[Any] = []
     ordinal: list[int] = [-1] * len(rep.kinds)
-    for k in dict.fromkeys(kinds):  # first seen first: groups and cases in file order
+    order = list(dict.fromkeys(kinds))  # first seen first: groups and cases in file order
+    _categories(c, ix, fh, kinds, order, a)
+    for k in order:
         if k == ODD:
             continue
         kd = cache.get(k)
@@ -163,6 +166,22 @@ def _bulk(
             rows = compress(range(a, b), map(failing.__contains__, kinds))
             for i in rows:
                 _failure(c, cache[rep.kind[i]], ix, fh, i)
+
+
+def _categories(
+    c: Any, ix: HistoryIndex, fh: IO[bytes], kinds: Any, order: list[int], a: int
+) -> None:
+    """The category of each case these rows show first, from the line of its first row,
+    as Collector.decode_line reads it (kinds in ``order`` first occur in rising rows)."""
+    pos, keys = 0, ix.report.kinds
+    for k in order:
+        key = keys[k]  # None only for ODD
+        if key is None or key[3] in c.categories:
+            continue
+        cid = key[3]
+        pos = kinds.index(k, pos)
+        fh.seek(ix.offsets[a + pos])
+        c.categories[cid] = line_category(fh.readline())
 
 
 def _add_kind(kd: _Kind, n: int) -> None:
@@ -280,11 +299,17 @@ def _failure(c: Any, kd: _Kind, ix: HistoryIndex, fh: IO[bytes], i: int) -> None
     head = (g.provider, g.model, g.mode, kd.t.case_id, ix.attempt[i])
     if kd.key[7] is not None:
         te = rec.get("transport_error")
-        c.failures.append(FailedAttempt(*head, [], False, te, None, g.feedback, g.identity))
+        c.failures.append(
+            FailedAttempt(
+                *head, [], False, te, feedback=g.feedback, identity=g.identity, stream=g.stream
+            )
+        )
         return
     j, st = rec.get("judgement") or {}, rec.get("second_turn")
     st_te = st.get("transport_error") if st else None
     passed = c._vectors[kd.vid].passed
     errors = turn2_errors(j, st)
-    failed = FailedAttempt(*head, errors, not passed, None, st_te, g.feedback, g.identity)
+    failed = FailedAttempt(
+        *head, errors, not passed, None, st_te, g.feedback, identity=g.identity, stream=g.stream
+    )
     c.failures.append(failed)

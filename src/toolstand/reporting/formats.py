@@ -15,7 +15,7 @@ from typing import IO, Any
 import orjson
 
 from toolstand.history import error_code
-from toolstand.reporting import parity
+from toolstand.reporting import categories, parity
 from toolstand.reporting.metrics import FailedAttempt, GroupStats, Report
 from toolstand.reporting.repairs import comparison_lines
 from toolstand.reporting.stats import Rate
@@ -145,22 +145,23 @@ def _cell(value: Any) -> str:
     return canonical_json(value)
 
 
-def error_rows(failures: list[FailedAttempt]) -> list[tuple[Any, ...]]:
-    """One row per error code of every failed attempt, transport failures included."""
+def error_rows(failures: list[FailedAttempt], *, streaming: bool = False) -> list[tuple[Any, ...]]:
+    """One row per error code of every failed attempt, transport failures included; with
+    ``streaming`` (a report with a streamed group) each row ends with its stream arm."""
     rows: list[tuple[Any, ...]] = []
     for f in failures:
         head = (f.provider, f.model, f.mode, f.case_id, f.attempt)
+        tail = (str(f.stream).lower(),) if streaming else ()
         if f.transport_error:
             te = f.transport_error
-            rows.append((*head, str(te.get("code")), "", _cell(te.get("message"))))
+            rows.append((*head, str(te.get("code")), "", _cell(te.get("message")), *tail))
         for err in f.errors:
-            rows.append(
-                (*head, error_code(err), _cell(err.get("expected")), _cell(err.get("actual")))
-            )
+            expected, actual = _cell(err.get("expected")), _cell(err.get("actual"))
+            rows.append((*head, error_code(err), expected, actual, *tail))
         if f.second_turn_transport_error:
             te = f.second_turn_transport_error
             msg = f"second turn: {_cell(te.get('message'))}"
-            rows.append((*head, str(te.get("code")), "", msg))
+            rows.append((*head, str(te.get("code")), "", msg, *tail))
     return rows
 
 
@@ -183,11 +184,18 @@ def csv_cell(value: Any) -> Any:
     return text
 
 
+def csv_columns(report: Report) -> tuple[str, ...]:
+    """The error table's columns: the fixed ones (design.md), then ``stream`` when a group
+    of the report streamed, as the JSON's results[] entries then carry ``stream``: the
+    rows of the two arms of a ``stream: "both"`` run are told apart, never mixed."""
+    return (*CSV_COLUMNS, "stream") if report.streaming else CSV_COLUMNS
+
+
 def write_errors_csv(report: Report, fh: IO[str]) -> int:
     """Write the error table; returns the number of rows. ``fh`` opened with newline=''."""
     writer = csv.writer(fh)
-    writer.writerow(CSV_COLUMNS)
-    rows = error_rows(report.failures)
+    writer.writerow(csv_columns(report))
+    rows = error_rows(report.failures, streaming=report.streaming)
     writer.writerows([tuple(map(csv_cell, row)) for row in rows])
     return len(rows)
 
@@ -203,8 +211,20 @@ def _attempt_codes(f: FailedAttempt) -> list[str]:
     return codes
 
 
+def suite_name(g: GroupStats, report: Report) -> str:
+    """``provider/model/mode``, then the group's arms: ``/feedback-<style>`` and, in a
+    report with a streamed group, ``/streamed`` or ``/not-streamed``; then, for a group
+    that would read the same as another run's, `` (<what tells them apart>)``."""
+    name = f"{g.provider}/{g.model}/{g.mode}"
+    name += f"/feedback-{g.feedback}" if g.feedback is not None else ""
+    if report.streaming:
+        name += "/streamed" if g.stream else "/not-streamed"
+    name += f" ({g.run_label})" if g.run_label else ""
+    return name
+
+
 def to_junit(report: Report) -> ET.Element:
-    """One testcase per case × provider/model/mode (classname ``provider/model/mode``).
+    """One testcase per case × provider/model/mode and arm (classname: ``suite_name``).
 
     A case with any attempt the judge failed gets <failure>. A case whose only problems
     were transport failures gets <error>: the stand could not measure it, which CI should
@@ -212,13 +232,13 @@ def to_junit(report: Report) -> ET.Element:
     """
     by_case: dict[tuple[Any, ...], list[FailedAttempt]] = defaultdict(list)
     for f in report.failures:
-        by_case[(f.provider, f.model, f.mode, f.feedback, f.identity, f.case_id)].append(f)
+        by_case[(f.provider, f.model, f.mode, f.feedback, f.stream, f.identity, f.case_id)].append(
+            f
+        )
     root = ET.Element("testsuites", name="toolstand")
     totals: Counter[str] = Counter()
     for g in report.groups:
-        classname = f"{g.provider}/{g.model}/{g.mode}"
-        classname += f"/feedback-{g.feedback}" if g.feedback is not None else ""
-        classname += f" ({g.run_label})" if g.run_label else ""
+        classname = suite_name(g, report)
         suite = ET.SubElement(root, "testsuite", name=classname)
         props = ET.SubElement(suite, "properties")
         ET.SubElement(props, "property", name="simulated", value=str(g.simulated).lower())
@@ -226,7 +246,8 @@ def to_junit(report: Report) -> ET.Element:
         for cid, tally in g.cases.items():
             case = ET.SubElement(suite, "testcase", classname=classname, name=cid)
             counts["tests"] += 1
-            fails = by_case.get((g.provider, g.model, g.mode, g.feedback, g.identity, cid), [])
+            slot = (g.provider, g.model, g.mode, g.feedback, g.stream, g.identity, cid)
+            fails = by_case.get(slot, [])
             judged = [f for f in fails if f.failed]
             lines = [f"attempt {f.attempt}: {', '.join(_attempt_codes(f))}" for f in fails]
             if judged:
@@ -390,6 +411,7 @@ def _group_lines(g: GroupStats, report: Report) -> list[str]:
             f"/attempt · {_money(cost['per_passed_attempt_usd'])}/passed attempt"
             f" (from {cost['source']})"
         )
+    out += categories.lines(g, report.categories, fmt_rate, visible, WIDTH)
     flaky = g.flaky_cases()
     if flaky:
         out += _wrap(f"flaky cases ({len(flaky)})", flaky)

@@ -35,6 +35,7 @@ from toolstand.history import (
     turn_types_problem,
     unique_paths,
 )
+from toolstand.reporting.categories import line_category
 from toolstand.reporting.columnar import count_indexed
 from toolstand.reporting.repairs import RepairTally
 from toolstand.reporting.tally import (
@@ -97,6 +98,8 @@ class Collector:
         # (provider, model, mode, case_id, api, feedback, stream, run identity) -> its group
         # and case: one lookup per attempt
         self._slots: dict[tuple[Any, ...], tuple[GroupStats, CaseTally]] = {}
+        # case id -> the category of its first attempt line (reporting/categories.py)
+        self.categories: dict[str, str | None] = {}
 
     def _new_slot(self, slot: tuple[Any, ...]) -> tuple[GroupStats, CaseTally]:
         """The group and case of a first-seen (provider, model, mode, case_id, api,
@@ -160,6 +163,9 @@ class Collector:
             return decode_summary(line)
         self._split_works = True
         head, blob, st = parts
+        cid = head.get("case_id")
+        if type(cid) is str and cid not in self.categories:
+            self.categories[cid] = line_category(line)  # after the head: read once a case
         if blob is None:
             return (head, None, None, st)
         vid = self._blob_ids.get(blob)
@@ -241,6 +247,10 @@ class Collector:
             if problem is not None:
                 return problem
             gt = self._slots[slot] = self._new_slot(slot)
+            cid = gt[1].case_id
+            if cid not in self.categories:  # a line decoded whole: its category is here
+                category = get("category")
+                self.categories[cid] = category if type(category) is str else None
         g, t = gt
         case_id = t.case_id
         if get("simulated"):
@@ -277,7 +287,15 @@ class Collector:
             if self.collect_failures:
                 self.failures.append(
                     FailedAttempt(
-                        *g.key, case_id, number, [], False, te, None, g.feedback, g.identity
+                        *g.key,
+                        case_id,
+                        number,
+                        [],
+                        False,
+                        te,
+                        feedback=g.feedback,
+                        identity=g.identity,
+                        stream=g.stream,
                     )
                 )
             return None
@@ -308,7 +326,16 @@ class Collector:
             errors = turn2_errors(j, st)
             self.failures.append(
                 FailedAttempt(
-                    *g.key, case_id, number, errors, not passed, None, st_te, g.feedback, g.identity
+                    *g.key,
+                    case_id,
+                    number,
+                    errors,
+                    not passed,
+                    None,
+                    st_te,
+                    g.feedback,
+                    identity=g.identity,
+                    stream=g.stream,
                 )
             )
         return None
@@ -338,6 +365,7 @@ class Collector:
             failures=self.failures,
             warnings=warnings,
             prices=dict(prices or {}),
+            categories=self.categories,
         )
 
 

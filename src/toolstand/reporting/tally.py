@@ -308,6 +308,7 @@ class FailedAttempt:
     second_turn_transport_error: dict[str, Any] | None = None
     feedback: str | None = None  # the repair arm of the attempt's group
     identity: str | None = None  # the run identity of the attempt's group
+    stream: bool = False  # the stream arm of the attempt's group
 
 
 def label_runs(groups: Iterable[GroupStats], runs: HeaderRuns) -> None:
@@ -339,6 +340,8 @@ class Report:
     failures: list[FailedAttempt]
     warnings: list[HistoryWarning]
     prices: dict[str, Mapping[str, float]]
+    # case id -> the category its records carry, first seen (reporting/categories.py)
+    categories: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def streaming(self) -> bool:

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -17,7 +18,14 @@ from textual.content import Content
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from toolstand.history import error_code
-from toolstand.reporting import LOWER_IS_BETTER, METRICS, GroupStats, Rate, Report
+from toolstand.reporting import (
+    LOWER_IS_BETTER,
+    METRICS,
+    GroupStats,
+    Rate,
+    Report,
+    by_category,
+)
 from toolstand.tui.fit import fit_id
 from toolstand.util.printable import visible
 
@@ -34,6 +42,15 @@ SHORT = {
     "consistency": "consist",
 }
 _EIGHTHS = " ▏▎▍▌▋▊▉"
+# the Categories tab's rates, the verdicts first (at 80 columns the rest scroll sideways)
+CATEGORY_RATES = (
+    "pass_rate",
+    "normalized_pass_rate",
+    "tool_selection_accuracy",
+    "raw_schema_validity",
+    "exact_argument_accuracy",
+    "decision_accuracy",
+)
 
 
 def bar(value: float | None, width: int = 10) -> str:
@@ -66,9 +83,18 @@ def rate_style(name: str, rate: Rate) -> str:
     return "$success" if good >= 0.9 else "$warning" if good >= 0.6 else "$error"
 
 
+def arms(mode: str, feedback: str | None, stream: bool) -> str:
+    """A mode and the arms of its group: "auto · allowed", "auto · streamed"."""
+    return (
+        mode
+        + (f" · {feedback}" if feedback is not None else "")
+        + (" · streamed" if stream else "")
+    )
+
+
 def mode_label(g: GroupStats) -> str:
-    """The group's mode, and its repair arm when it has one ("auto · allowed")."""
-    return visible(g.mode + (f" · {g.feedback}" if g.feedback is not None else ""))
+    """The group's mode, and its repair and stream arms when it has them."""
+    return visible(arms(g.mode, g.feedback, g.stream))
 
 
 REPAIR_SHORT = {
@@ -133,20 +159,21 @@ def metric_lines(g: GroupStats) -> list[Content]:
 
 
 def error_counts(report: Report) -> list[tuple[str, str, str, int]]:
-    """(group, mode, code, count) for every error code and transport failure, most first."""
+    """(group, mode and arms, code, count) for every error code and transport failure,
+    most first; the arms of a group are counted apart."""
     counts: Counter[tuple[str, str, str]] = Counter()
     names = {(*g.key, g.identity): group_name(g) for g in report.groups}
     for f in report.failures:
         key = (f.provider, f.model, f.mode, f.identity)
         name = names.get(key) or visible(f"{f.provider}/{f.model}")
-        mode = f.mode + (f" · {f.feedback}" if f.feedback is not None else "")
+        mode = arms(f.mode, f.feedback, f.stream)
         for e in f.errors:
             counts[(name, mode, error_code(e))] += 1
         if f.second_turn_transport_error:
             code = f"second_turn.{f.second_turn_transport_error.get('code')}"
             counts[(name, mode, code)] += 1
     for g in report.groups:
-        mode = g.mode + (f" · {g.feedback}" if g.feedback is not None else "")
+        mode = arms(g.mode, g.feedback, g.stream)
         for code, n in g.transport_errors.items():
             counts[(group_name(g), mode, f"transport.{code}")] += n
     return [
@@ -167,6 +194,9 @@ class ReportView(Vertical):
             with TabPane("Metrics", id="tab-metrics"):
                 yield DataTable(id="metric-table", cursor_type="row", zebra_stripes=True)
                 yield Static("", id="metric-detail")
+            with TabPane("Categories", id="tab-categories"):
+                yield Static("", id="categories-title", markup=False)
+                yield DataTable(id="category-table", cursor_type="row", zebra_stripes=True)
             with TabPane("Errors", id="tab-errors"):
                 yield DataTable(id="error-table", cursor_type="row", zebra_stripes=True)
             with TabPane("Cases", id="tab-cases"):
@@ -223,19 +253,23 @@ class ReportView(Vertical):
             t.add_row(*cells, key=str(i))
 
     def _errors(self, report: Report) -> None:
+        # the count first, then the code: at 80 columns a long group name may run past
+        # the edge (the table scrolls sideways), never the number the row is about
         t = self.query_one("#error-table", DataTable)
         t.clear(columns=True)
         rows = error_counts(report)
-        widths = (
-            max((len(r[0]) for r in rows), default=14),
-            8,
-            max((len(r[2]) for r in rows), default=10),
-            7,
-        )
-        for title, w in zip(("provider/model", "mode", "error code", "count"), widths, strict=True):
-            t.add_column(title, width=max(w, len(title)))
+        titles = ("count", "error code", "mode", "provider/model")
+        widths = [
+            max((len(f"{r[3]:,}") for r in rows), default=0),
+            max((len(r[2]) for r in rows), default=0),
+            max((len(r[1]) for r in rows), default=0),
+            max((len(r[0]) for r in rows), default=0),
+        ]
+        widths = [max(w, len(title)) for w, title in zip(widths, titles, strict=True)]
+        for title, w in zip(titles, widths, strict=True):
+            t.add_column(title, width=w)
         for name, mode, code, n in rows:
-            t.add_row(Content(name), Content(mode), Content(code), n)
+            t.add_row(Text(f"{n:,}", justify="right"), Content(code), Content(mode), Content(name))
 
     @on(DataTable.RowHighlighted, "#metric-table")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -249,10 +283,47 @@ class ReportView(Vertical):
             # nothing of another file's cases may stay behind
             self.query_one("#cases-title", Static).update("no attempts: no cases")
             self.query_one("#case-table-r", DataTable).clear(columns=True)
+            self.query_one("#categories-title", Static).update("no attempts: no categories")
+            self.query_one("#category-table", DataTable).clear(columns=True)
             return
         g = report.groups[min(i, len(report.groups) - 1)]
         self.query_one("#metric-detail", Static).update(Content("\n").join(metric_lines(g)))
         self._cases(g)
+        self._categories(g, report)
+
+    def _categories(self, g: GroupStats, report: Report) -> None:
+        """The highlighted group per category (BFCL's main axis): cases and rates."""
+        rows = by_category(g, report.categories)
+        title = f"{group_name(g)} · {mode_label(g)}: "
+        self.query_one("#categories-title", Static).update(
+            title
+            + (
+                f"{len(rows)} categories · pick another group on the Metrics tab"
+                if rows
+                else "its cases name no category"
+            )
+        )
+        t = self.query_one("#category-table", DataTable)
+        t.clear(columns=True)
+        if not rows:
+            return
+        wide = min(CASE_WIDTH, max(len(visible(r.category)) for r in rows))
+        t.add_column("category", width=max(8, wide))
+        t.add_column("cases", width=5)
+        for name in CATEGORY_RATES:
+            t.add_column(SHORT[name], key=name, width=10)
+        t.add_column("scored", width=max(6, *(len(f"{r.scored}/{r.attempted}") for r in rows)))
+        for r in rows:
+            cells: list[Any] = [Content(fit_id(r.category, wide)), f"{r.cases:>5}"]
+            for name in CATEGORY_RATES:
+                rate = r.rates[name]
+                cells.append(
+                    Content.assemble(
+                        (bar(rate.value, 3), rate_style(name, rate)), f" {pct(rate.value)}"
+                    )
+                )
+            cells.append(f"{r.scored}/{r.attempted}")
+            t.add_row(*cells)
 
     def _cases(self, g: GroupStats) -> None:
         flaky = set(g.flaky_cases())
