@@ -29,6 +29,8 @@ from typing import Any
 
 import orjson
 
+from toolstand.history.fields import judgement_problem
+
 ODD = 0  # kind of a row the report reads from its line (``odd`` names it)
 HEAD_KEYS = frozenset(  # what a head must hold (history.read.METRIC_KEYS)
     (
@@ -336,6 +338,25 @@ def _careful(rec: Mapping[str, Any]) -> Facts | None:
     return facts(head, st, None if cut is None else judgement_facts(cut), cut is not None)
 
 
+def _kind_ok(k: Any) -> bool:
+    """Whether a kind read back from a sidecar is one ``facts`` could have made."""
+    if type(k) is not tuple or len(k) != 13 or not all(type(x) is str for x in k[:4]):
+        return False
+    api, feedback, _, te, jfacts, repair, second = k[4:11]
+    if not all(x is None or type(x) is str for x in (api, feedback, te, jfacts)):
+        return False
+    if not (repair is None or (type(repair) is tuple and len(repair) == 6)):
+        return False
+    if not (second is None or (type(second) is tuple and len(second) == 2)):
+        return False
+    if jfacts is None:
+        return te is not None
+    cut = orjson.loads(jfacts)
+    if type(cut) is not dict or cut.get("verdict") not in ("pass", "fail"):
+        return False
+    return type(cut.get("metrics")) is dict and judgement_problem(cut) is None
+
+
 class ReportRows:
     """The report's columns of a HistoryIndex, one entry per index row."""
 
@@ -385,6 +406,17 @@ class ReportRows:
     def to_head(self, end: int) -> dict[str, Any]:
         """The tables a sidecar keeps, for the lines before ``end``."""
         return {"kinds": self.kinds[1:], "odd": [x for x in self.odd if x[1] < end]}
+
+    def problem(self, rows: int, end: int) -> str | None:
+        """Why columns loaded from a sidecar cannot be counted, or None: kinds of the
+        shape ``facts`` makes, codes in range, odd lines before ``end``."""
+        if rows and max(self.kind) >= len(self.kinds):
+            return "report kinds past the table"
+        if not all(map(_kind_ok, self.kinds[1:])):
+            return "a report kind of another shape"
+        if not all(type(n) is int and type(o) is int and 0 <= o < end for n, o in self.odd):
+            return "odd lines"
+        return None
 
     def fill(self, head: Mapping[str, Any], cols: Mapping[str, Any]) -> None:
         self.kinds = [None]
