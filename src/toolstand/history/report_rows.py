@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from toolstand.history.fields import judgement_problem
+from toolstand.history.fields import judgement_problem, turn_types_problem
 
 ODD = 0  # kind of a row the report reads from its line (``odd`` names it)
 HEAD_KEYS = frozenset(  # what a head must hold (history.read.METRIC_KEYS)
@@ -98,14 +98,13 @@ def judgement_facts(cut: Mapping[str, Any]) -> str | None:
     """The judgement's per-metric facts as one JSON string (None: not countable here)."""
     if cut.get("verdict") not in ("pass", "fail") or not isinstance(cut.get("metrics"), dict):
         return None
+    if judgement_problem(cut) is not None:
+        return None
     keep = {k: cut[k] for k in ("verdict", "verdict_normalized", "metrics") if k in cut}
     try:
         return orjson.dumps(keep).decode()
     except TypeError:
         return None
-
-
-_NUMBER = frozenset((int, float, type(None)))
 
 
 def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) -> Facts | None:
@@ -115,8 +114,8 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
     get = head.get
     if get("stream") is True:
         return None  # a streamed row's first-token and first-call times: from its line
-    number, provider, model, mode, case_id, api, feedback, te, elapsed, cost, retries = map(
-        get, _FIELDS
+    number, provider, model, mode, case_id, api, feedback, te, elapsed, cost, retries, latency = (
+        map(get, _FIELDS)
     )
     if (
         type(number) is not int
@@ -127,11 +126,14 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
         or type(case_id) is not str
         or not (api is None or type(api) is str)
         or not (feedback is None or type(feedback) is str)
-        or type(elapsed) not in _NUMBER
-        or type(cost) not in _NUMBER
+        or not (elapsed is None or _amount(elapsed))
+        or not (cost is None or _amount(cost))
         or not (retries is None or (type(retries) is int and 0 <= retries < _U32))
+        or not (latency is None or _amount(latency))
+        or get("first_token_ms") is not None
+        or get("first_call_ms") is not None
     ):
-        return None
+        return None  # read from the line, whose checks name the fault
     te_code = None
     if te is not None:
         if type(te) is not dict or type(te.get("code")) is not str:
@@ -141,7 +143,7 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
         return None  # not judged, or judged in a way the report reads from the line
     usage = get("usage")
     tin = tout = None
-    if usage:
+    if usage is not None:
         if type(usage) is not dict:
             return None
         tin, tout = usage.get("input_tokens"), usage.get("output_tokens")
@@ -149,7 +151,9 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
             return None
     retries, tin_all, tout_all = retries or 0, tin or 0, tout or 0
     second = None
-    if st:
+    if st is not None:
+        if turn_types_problem(head, st) is not None:
+            return None  # the second turn's numbers and judgement: as the line reader checks
         turn = _second(st)
         if turn is None:
             return None
@@ -187,7 +191,16 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
 
 
 _FIELDS: tuple[str, ...] = ("attempt", "provider", "model", "mode", "case_id", "api")
-_FIELDS += ("feedback", "transport_error", "elapsed_ms", "cost_usd", "retries")
+_FIELDS += ("feedback", "transport_error", "elapsed_ms", "cost_usd", "retries", "latency_ms")
+
+
+def _amount(x: Any) -> bool:
+    """A time or a cost fields.type_problem accepts: a non-negative finite number."""
+    kind = type(x)
+    return (kind is int and 0 <= x < _U32) or (kind is float and 0 <= x < _INF)
+
+
+_INF = float("inf")
 
 
 def _second(st: Mapping[str, Any]) -> tuple[tuple[Any, bool], tuple[int, int, int]] | None:
