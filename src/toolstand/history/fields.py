@@ -200,6 +200,11 @@ def turn_types_problem(rec: Mapping[str, Any], st: Any) -> str | None:
     te = rec.get("transport_error")
     if te is not None and type(te) is not dict:
         return "field transport_error is not an object"
+    return second_turn_problem(st)
+
+
+def second_turn_problem(st: Any) -> str | None:
+    """Why a second turn (or its small keys) has a type no reader can use, or None."""
     if st is None:
         return None
     if type(st) is not dict:
@@ -232,7 +237,9 @@ def header_problem(rec: Mapping[str, Any]) -> str | None:
         value = rec.get(key)
         if value and type(value) is not dict:
             return f"field {key} is {_a(json_type_name(value))}, not an object"
-        for sub in _HEADER_TEXT.get(key, ()) if value else ():
+        if not isinstance(value, dict):
+            continue  # absent, or empty
+        for sub in _HEADER_TEXT.get(key, ()):
             text = value.get(sub)
             if text is not None and type(text) is not str:
                 return f"field {key}.{sub} is {_a(json_type_name(text))}, not a string"

@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from toolstand.history.fields import judgement_problem, turn_types_problem
+from toolstand.history.fields import judgement_problem, second_turn_problem
 
 ODD = 0  # kind of a row the report reads from its line (``odd`` names it)
 HEAD_KEYS = frozenset(  # what a head must hold (history.read.METRIC_KEYS)
@@ -152,7 +152,7 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
     retries, tin_all, tout_all = retries or 0, tin or 0, tout or 0
     second = None
     if st is not None:
-        if turn_types_problem(head, st) is not None:
+        if second_turn_problem(st) is not None:
             return None  # the second turn's numbers and judgement: as the line reader checks
         turn = _second(st)
         if turn is None:
