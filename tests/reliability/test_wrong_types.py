@@ -6,13 +6,12 @@ index and the TUI's attempt detail."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
+from tests.support.readers import every_reader
 from tests.support.records import (
     attempt,
     err,
@@ -22,12 +21,9 @@ from tests.support.records import (
     write_jsonl,
 )
 from toolstand.history import in_key_order, read_record
-from toolstand.history.index import HistoryIndex
 from toolstand.reporting.compare import load_report
-from toolstand.reporting.formats import render_table, to_json, to_junit, write_errors_csv
+from toolstand.reporting.formats import render_table
 from toolstand.reporting.metrics import compute_files
-from toolstand.run.rejudge import rejudge_file
-from toolstand.tui.widgets.attempt_detail import explain
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,40 +81,11 @@ def _header() -> dict[str, Any]:
     }
 
 
-def _every_reader(path: Path, tmp_path: Path) -> dict[str, list[str]]:
-    """What each reader warned, having rendered everything it can (never raising)."""
-    seen: dict[str, list[str]] = {}
-    for name, index in (("report", False),):
-        report = compute_files([path], collect_failures=True, index=index)
-        render_table(report)
-        orjson.dumps(to_json(report))
-        to_junit(report)
-        write_errors_csv(report, io.StringIO())
-        seen[name] = [str(w) for w in report.warnings]
-    seen["compare"] = list(load_report(path)["warnings"])
-    warn = io.StringIO()
-    out = tmp_path / "rejudged.jsonl"
-    out.unlink(missing_ok=True)
-    rejudge_file(path, out, warn=warn)
-    seen["rejudge"] = warn.getvalue().splitlines()
-    ix = HistoryIndex(str(path))
-    ix.update()
-    seen["index"] = [str(w) for w in ix.all_warnings()]
-    for row in range(ix.rows):  # the TUI's attempt detail: a record it opens is usable
-        try:
-            rec = read_record(str(path), ix.offsets[row])
-        except ValueError as exc:
-            seen.setdefault("detail", []).append(str(exc))
-            continue
-        explain(rec)
-    return seen
-
-
 @pytest.mark.parametrize("dotted", sorted(ATTEMPT_ODD))
 def test_a_field_of_the_wrong_type_is_skipped_by_every_reader(tmp_path: Path, dotted: str) -> None:
     path = _history(tmp_path, _odd_attempt(dotted))
     message = ATTEMPT_ODD[dotted][1]
-    seen = _every_reader(path, tmp_path)
+    seen = every_reader(path, tmp_path)
     want = f"{path}:3: attempt skipped: {message}"
     # the report's readers never decode a judgement's calls (nor need them)
     readers = ("report", "compare") if dotted != "judgement.calls" else ()

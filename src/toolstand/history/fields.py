@@ -90,12 +90,17 @@ _METRIC_COUNTS = (
 _METRIC_FLAGS = ("expects_call", "called", "decision_correct", "tool_selection_correct", "unsafe")
 
 
+COUNT_LIMIT = 1 << 32  # a count no attempt reaches: sums of them stay well inside 64 bits
+
+
 def _number_problem(where: str, value: Any, count: bool) -> str | None:
     kind = type(value)
-    if value is None or (kind is int and value >= 0):
+    if value is None or (kind is int and 0 <= value < COUNT_LIMIT):
         return None
     if not count and kind is float and 0 <= value < float("inf"):
         return None
+    if kind is int and value >= COUNT_LIMIT:
+        return f"field {where} is {value}, past {COUNT_LIMIT}"
     want = "a non-negative integer" if count else "a non-negative number"
     return f"field {where} is {_a(json_type_name(value))}, not {want}"
 
@@ -119,6 +124,23 @@ def _turn_problem(rec: Mapping[str, Any], prefix: str) -> str | None:
     return None
 
 
+# (part, whole): a count that can never exceed another (a missing one counts as 0)
+_AT_MOST = (
+    ("exact_correct", "exact_denominator"),
+    ("normalized_correct", "exact_denominator"),
+    ("calls_schema_valid", "calls_made"),
+    ("calls_unknown_tool", "calls_made"),
+)
+
+
+def _counts_problem(metrics: Mapping[str, Any], where: str) -> str | None:
+    """Why a judgement's counts cannot all be true (a part above its whole), or None."""
+    for part, whole in _AT_MOST:
+        if (metrics.get(part) or 0) > (metrics.get(whole) or 0):
+            return f"field {where}{part} is more than {whole}"
+    return None
+
+
 def _judgement_problem(j: Any, prefix: str) -> str | None:
     """Why a judgement's metrics, errors or calls cannot be read, or None."""
     if j is None:
@@ -136,6 +158,12 @@ def _judgement_problem(j: Any, prefix: str) -> str | None:
         for key in _METRIC_FLAGS:
             if type(metrics.get(key)) not in (bool, type(None)):
                 return f"field {prefix}judgement.metrics.{key} is not true, false or null"
+        signature = metrics.get("signature")
+        if signature is not None and type(signature) is not str:
+            return f"field {prefix}judgement.metrics.signature is not a string"
+        problem = _counts_problem(metrics, f"{prefix}judgement.metrics.")
+        if problem is not None:
+            return problem
     for key in ("errors", "calls"):
         items = j.get(key)
         if items is None:
@@ -169,9 +197,18 @@ def turn_types_problem(rec: Mapping[str, Any], st: Any) -> str | None:
     ident = rec.get("run_identity")
     if ident is not None and type(ident) is not str:
         return f"field run_identity is {_a(json_type_name(ident))}, not a string"
+    for key in ("api", "feedback"):  # a group's name parts besides TEXT_FIELDS
+        value = rec.get(key)
+        if value is not None and type(value) is not str:
+            return f"field {key} is {_a(json_type_name(value))}, not a string"
     te = rec.get("transport_error")
     if te is not None and type(te) is not dict:
         return "field transport_error is not an object"
+    return second_turn_problem(st)
+
+
+def second_turn_problem(st: Any) -> str | None:
+    """Why a second turn (or its small keys) has a type no reader can use, or None."""
     if st is None:
         return None
     if type(st) is not dict:
@@ -186,6 +223,12 @@ def turn_types_problem(rec: Mapping[str, Any], st: Any) -> str | None:
 
 # header fields that, when present and not empty, must be objects (or a list of them)
 _HEADER_OBJECTS = ("contract", "cases", "prompt", "settings")
+# their names, versions and hashes, which the report prints: strings when given
+_HEADER_TEXT = {
+    "contract": ("name", "version", "hash"),
+    "cases": ("version", "hash"),
+    "prompt": ("version", "hash"),
+}
 
 
 def header_problem(rec: Mapping[str, Any]) -> str | None:
@@ -198,6 +241,12 @@ def header_problem(rec: Mapping[str, Any]) -> str | None:
         value = rec.get(key)
         if value and type(value) is not dict:
             return f"field {key} is {_a(json_type_name(value))}, not an object"
+        if not isinstance(value, dict):
+            continue  # absent, or empty
+        for sub in _HEADER_TEXT.get(key, ()):
+            text = value.get(sub)
+            if text is not None and type(text) is not str:
+                return f"field {key}.{sub} is {_a(json_type_name(text))}, not a string"
     runs = rec.get("runs")
     if runs is not None:
         if type(runs) is not list:

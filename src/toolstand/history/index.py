@@ -41,7 +41,15 @@ from toolstand.history.columns import (
     as_uint,
     column,
 )
-from toolstand.history.fields import TEXT_FIELDS, attempt_problem, field_problem, outcome_problem
+from toolstand.history.fields import (
+    TEXT_FIELDS,
+    attempt_problem,
+    field_problem,
+    header_problem,
+    judgement_problem,
+    outcome_problem,
+    turn_types_problem,
+)
 from toolstand.history.read import (
     ERRORS,
     JUDGEMENT,
@@ -298,6 +306,8 @@ class HistoryIndex:
         if type(seg) is not dict or len(seg) != shape.nkeys or "run_id" not in seg:
             return None
         f = facts(head, st, None if j is None else j[1], j is not None)
+        if f is None and (turn_types_problem(head, st) or field_problem(head, "attempt")):
+            return None  # a field of the wrong type: the careful way skips it, naming it
         head.update(seg)
         return (pos, verdict, errors, head, f, self.lines)
 
@@ -331,6 +341,8 @@ class HistoryIndex:
             return None
         if type(cut) is not dict or cut.get("verdict") not in ("pass", "fail"):
             return None
+        if judgement_problem(cut) is not None:
+            return None  # read the careful way, whose check names the fault
         j = (PASS if cut["verdict"] == "pass" else FAIL, judgement_facts(cut))
         if len(self._judgements) >= _CACHE_LIMIT:
             self._judgements.clear()
@@ -351,7 +363,7 @@ class HistoryIndex:
                 errors = orjson.loads(blob)
             except orjson.JSONDecodeError:
                 return None
-            if not isinstance(errors, list):
+            if not isinstance(errors, list) or not all(type(x) is dict for x in errors):
                 return None
             codes = tuple(dict.fromkeys(error_code(x) for x in errors))
             if len(self._err_cache) >= _CACHE_LIMIT:
@@ -398,6 +410,12 @@ class HistoryIndex:
     def _other(self, kind: Any, rec: Any) -> None:
         """A line that is not an attempt: a run header is kept, anything else warned of."""
         if kind == "run":
+            problem = header_problem(rec)
+            if problem is not None:  # as the report says it: never a header kept
+                self.warnings.append(
+                    HistoryWarning(self.path, self.lines, f"run header skipped: {problem}")
+                )
+                return
             self.headers.append(rec)
             for r in rec.get("runs") or []:
                 if isinstance(r, dict) and r.get("simulated"):

@@ -30,6 +30,8 @@ from typing import Any
 
 import orjson
 
+from toolstand.history.fields import judgement_problem, second_turn_problem
+
 ODD = 0  # kind of a row the report reads from its line (``odd`` names it)
 HEAD_KEYS = frozenset(  # what a head must hold (history.read.METRIC_KEYS)
     (
@@ -97,14 +99,13 @@ def judgement_facts(cut: Mapping[str, Any]) -> str | None:
     """The judgement's per-metric facts as one JSON string (None: not countable here)."""
     if cut.get("verdict") not in ("pass", "fail") or not isinstance(cut.get("metrics"), dict):
         return None
+    if judgement_problem(cut) is not None:
+        return None
     keep = {k: cut[k] for k in ("verdict", "verdict_normalized", "metrics") if k in cut}
     try:
         return orjson.dumps(keep).decode()
     except TypeError:
         return None
-
-
-_NUMBER = frozenset((int, float, type(None)))
 
 
 def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) -> Facts | None:
@@ -117,8 +118,8 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
     ident = get("run_identity")
     if not (ident is None or type(ident) is str):
         return None
-    number, provider, model, mode, case_id, api, feedback, te, elapsed, cost, retries = map(
-        get, _FIELDS
+    number, provider, model, mode, case_id, api, feedback, te, elapsed, cost, retries, latency = (
+        map(get, _FIELDS)
     )
     if (
         type(number) is not int
@@ -129,11 +130,14 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
         or type(case_id) is not str
         or not (api is None or type(api) is str)
         or not (feedback is None or type(feedback) is str)
-        or type(elapsed) not in _NUMBER
-        or type(cost) not in _NUMBER
+        or not (elapsed is None or _amount(elapsed))
+        or not (cost is None or _amount(cost))
         or not (retries is None or (type(retries) is int and 0 <= retries < _U32))
+        or not (latency is None or _amount(latency))
+        or get("first_token_ms") is not None
+        or get("first_call_ms") is not None
     ):
-        return None
+        return None  # read from the line, whose checks name the fault
     te_code = None
     if te is not None:
         if type(te) is not dict or type(te.get("code")) is not str:
@@ -143,7 +147,7 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
         return None  # not judged, or judged in a way the report reads from the line
     usage = get("usage")
     tin = tout = None
-    if usage:
+    if usage is not None:
         if type(usage) is not dict:
             return None
         tin, tout = usage.get("input_tokens"), usage.get("output_tokens")
@@ -151,7 +155,9 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
             return None
     retries, tin_all, tout_all = retries or 0, tin or 0, tout or 0
     second = None
-    if st:
+    if st is not None:
+        if second_turn_problem(st) is not None:
+            return None  # the second turn's numbers and judgement: as the line reader checks
         turn = _second(st)
         if turn is None:
             return None
@@ -190,7 +196,16 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
 
 
 _FIELDS: tuple[str, ...] = ("attempt", "provider", "model", "mode", "case_id", "api")
-_FIELDS += ("feedback", "transport_error", "elapsed_ms", "cost_usd", "retries")
+_FIELDS += ("feedback", "transport_error", "elapsed_ms", "cost_usd", "retries", "latency_ms")
+
+
+def _amount(x: Any) -> bool:
+    """A time or a cost fields.type_problem accepts: a non-negative finite number."""
+    kind = type(x)
+    return (kind is int and 0 <= x < _U32) or (kind is float and 0 <= x < _INF)
+
+
+_INF = float("inf")
 
 
 def _second(st: Mapping[str, Any]) -> tuple[tuple[Any, bool], tuple[int, int, int]] | None:
@@ -341,6 +356,27 @@ def _careful(rec: Mapping[str, Any]) -> Facts | None:
     return facts(head, st, None if cut is None else judgement_facts(cut), cut is not None)
 
 
+def _kind_ok(k: Any) -> bool:
+    """Whether a kind read back from a sidecar is one ``facts`` could have made."""
+    if type(k) is not tuple or len(k) != 14 or not all(type(x) is str for x in k[:4]):
+        return False
+    if not (k[13] is None or type(k[13]) is str):  # the run identity
+        return False
+    api, feedback, _, te, jfacts, repair, second = k[4:11]
+    if not all(x is None or type(x) is str for x in (api, feedback, te, jfacts)):
+        return False
+    if not (repair is None or (type(repair) is tuple and len(repair) == 6)):
+        return False
+    if not (second is None or (type(second) is tuple and len(second) == 2)):
+        return False
+    if jfacts is None:
+        return te is not None
+    cut = orjson.loads(jfacts)
+    if type(cut) is not dict or cut.get("verdict") not in ("pass", "fail"):
+        return False
+    return type(cut.get("metrics")) is dict and judgement_problem(cut) is None
+
+
 class ReportRows:
     """The report's columns of a HistoryIndex, one entry per index row."""
 
@@ -390,6 +426,17 @@ class ReportRows:
     def to_head(self, end: int) -> dict[str, Any]:
         """The tables a sidecar keeps, for the lines before ``end``."""
         return {"kinds": self.kinds[1:], "odd": [x for x in self.odd if x[1] < end]}
+
+    def problem(self, rows: int, end: int) -> str | None:
+        """Why columns loaded from a sidecar cannot be counted, or None: kinds of the
+        shape ``facts`` makes, codes in range, odd lines before ``end``."""
+        if rows and max(self.kind) >= len(self.kinds):
+            return "report kinds past the table"
+        if not all(map(_kind_ok, self.kinds[1:])):
+            return "a report kind of another shape"
+        if not all(type(n) is int and type(o) is int and 0 <= o < end for n, o in self.odd):
+            return "odd lines"
+        return None
 
     def fill(self, head: Mapping[str, Any], cols: Mapping[str, Any]) -> None:
         self.kinds = [None]

@@ -10,10 +10,10 @@ still starts, and still reads at the saved end, with the same bytes; anything el
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 import time
+import zlib
 from array import array
 from datetime import date
 from pathlib import Path
@@ -23,29 +23,19 @@ import orjson
 
 from toolstand.history.index import Facet, HistoryIndex
 from toolstand.history.read import HistoryWarning
-from toolstand.history.shape import VERDICTS
+from toolstand.history.sidecar_check import file_stat, fingerprint, index_problem, stale
 
-MAGIC = b"toolstand-history-index 5\n"  # 2: odd attempts skipped; 3: latency = elapsed_ms;
-# 4: the report's columns (report_rows.py); 5: a kind holds its run identity
+MAGIC = b"toolstand-history-index 6\n"  # 2: odd attempts skipped; 3: latency = elapsed_ms;
+# 4: the report's columns (report_rows.py); 5: checksums, the file's stat, sampled blocks;
+# 6: a kind holds its run identity
 FOLDER = ".index"
 MIN_ROWS = 20_000  # smaller files index in well under a second: not worth a file
-_PROBE = 1 << 16
 
 
 def sidecar_path(history: str | os.PathLike[str]) -> Path:
     # beside the resolved file, as its lock is: one sidecar for every spelling of it
     p = Path(os.path.realpath(history))
     return p.parent / FOLDER / f"{p.name}.idx"
-
-
-def _fingerprint(path: str, end: int) -> str:
-    """A hash of the file's first bytes and of the bytes just before ``end``."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        h.update(fh.read(min(_PROBE, end)))
-        fh.seek(max(0, end - _PROBE))
-        h.update(fh.read(min(_PROBE, end)))
-    return h.hexdigest()
 
 
 def _tz_key(ix: HistoryIndex) -> str:
@@ -91,11 +81,13 @@ def save(ix: HistoryIndex) -> Path | None:
         if not ignore.exists():
             ignore.write_text("*\n")  # caches, never history: keep them out of git
         cols = [(name, _raw(col[:rows])) for name, col in _columns(ix)]
+        stat = file_stat(ix.path)  # before the hash: a later append is a growth, not a doubt
         head = {
             "end": end,
             "rows": rows,
             "lines": ix.lines,
-            "fingerprint": _fingerprint(ix.path, end),
+            "stat": stat,
+            "fingerprint": fingerprint(ix.path, end),
             "tz": _tz_key(ix),
             "values": {f.name: _values(f) for f in (ix.verdict, ix.errors, *ix.facets.values())},
             "user_text": [[r, c, t] for (r, c), t in ix.user_text.items()],
@@ -103,11 +95,12 @@ def save(ix: HistoryIndex) -> Path | None:
             "warnings": [[w.line, w.message] for w in ix.warnings],
             "simulated": sorted(ix.simulated),
             "report": ix.report.to_head(end),
-            "columns": [[name, code, len(data)] for name, (code, data) in cols],
+            "columns": [[name, code, len(data), zlib.crc32(data)] for name, (code, data) in cols],
         }
         blob = orjson.dumps(head)
         with open(tmp, "wb") as fh:
             fh.write(MAGIC + len(blob).to_bytes(8, "little") + blob)
+            fh.write(zlib.crc32(blob).to_bytes(4, "little"))
             for _, (_, data) in cols:
                 fh.write(data)
         os.replace(tmp, target)
@@ -125,21 +118,38 @@ def _raw(col: Any) -> tuple[str, bytes]:
     return "B", bytes(col)
 
 
+def _head(fh: Any, path: str) -> dict[str, Any] | None:
+    """The head of an open sidecar when its checksum holds and it still describes the
+    history at ``path`` (the cheap checks: stat and sampled bytes), else None."""
+    if fh.read(len(MAGIC)) != MAGIC:
+        return None
+    size = int.from_bytes(fh.read(8), "little")
+    if size > os.fstat(fh.fileno()).st_size:
+        return None  # a length no file this size holds: never allocated
+    blob = fh.read(size)
+    if zlib.crc32(blob) != int.from_bytes(fh.read(4), "little"):
+        return None
+    head = orjson.loads(blob)
+    if type(head) is not dict or type(head.get("end")) is not int or head["end"] < 0:
+        return None
+    if sum(int(spec[2]) for spec in head["columns"]) != os.fstat(fh.fileno()).st_size - fh.tell():
+        return None  # cut short, or sizes no column of this file has
+    if stale(path, head["end"], head.get("stat")):
+        return None
+    if head.get("fingerprint") != fingerprint(path, head["end"]):
+        return None
+    return head
+
+
 def stored_head(history: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The head of a sidecar that still matches ``history`` (rows, end, each facet's
-    values), reading nothing else: what the file picker shows without indexing."""
+    values), reading no column: what the file picker shows without indexing."""
     path = os.fspath(history)
     try:
         with open(sidecar_path(path), "rb") as fh:
-            if fh.read(len(MAGIC)) != MAGIC:
-                return None
-            head = orjson.loads(fh.read(int.from_bytes(fh.read(8), "little")))
-        end = int(head["end"])
-        if os.path.getsize(path) < end or head["fingerprint"] != _fingerprint(path, end):
-            return None
-    except (OSError, ValueError, KeyError, TypeError):
+            return _head(fh, path)
+    except Exception:  # a sidecar in any doubt is no sidecar
         return None
-    return head if isinstance(head, dict) else None
 
 
 def stored_rows(history: str | os.PathLike[str]) -> tuple[int, int] | None:
@@ -152,31 +162,41 @@ def stored_rows(history: str | os.PathLike[str]) -> tuple[int, int] | None:
 
 
 def load(ix: HistoryIndex) -> bool:
-    """Fill an empty ``ix`` from its sidecar when the sidecar still matches the file."""
+    """Fill an empty ``ix`` from its sidecar when the sidecar is whole and still matches
+    the file; False (``ix`` left empty, to be indexed from the start) on any doubt."""
     if ix.rows:
         return False
-    target = sidecar_path(ix.path)
     try:
-        with open(target, "rb") as fh:
-            if fh.read(len(MAGIC)) != MAGIC:
+        with open(sidecar_path(ix.path), "rb") as fh:
+            head = _head(fh, ix.path)
+            if head is None or head["tz"] != _tz_key(ix):
                 return False
-            head = orjson.loads(fh.read(int.from_bytes(fh.read(8), "little")))
-            end = int(head["end"])
-            if os.path.getsize(ix.path) < end or head["tz"] != _tz_key(ix):
-                return False
-            if head["fingerprint"] != _fingerprint(ix.path, end):
-                return False
-            cols = {}
-            rows = int(head["rows"])
-            for name, code, size in head["columns"]:
-                data = fh.read(size)
-                col = cols[name] = bytearray(data) if code == "B" else array(code, data)
-                if len(data) != size or len(col) != rows:
-                    return False  # cut short, or not this file's columns
-    except (OSError, ValueError, KeyError, TypeError):
+            cols = _read_columns(fh, head)
+        if cols is None:
+            return False
+        new = HistoryIndex(ix.path, tz=ix.tz)
+        _fill(new, head, cols)
+        if index_problem(new) is not None:
+            return False
+    except Exception:  # a corrupt sidecar is rebuilt, never a stuck screen
         return False
-    _fill(ix, head, cols)
+    vars(ix).update(vars(new))  # all at once: a half-filled index is never seen
     return True
+
+
+def _read_columns(fh: Any, head: dict[str, Any]) -> dict[str, Any] | None:
+    """The columns after the head (whose sizes ``_head`` checked), each checked against
+    its checksum and the rows."""
+    specs, rows = head["columns"], int(head["rows"])
+    cols = {}
+    for name, code, size, crc in specs:
+        data = fh.read(size)
+        if len(data) != size or zlib.crc32(data) != crc:
+            return None
+        col = cols[name] = bytearray(data) if code == "B" else array(code, data)
+        if len(col) != rows:
+            return None  # not this file's columns
+    return cols
 
 
 def _fill(ix: HistoryIndex, head: dict[str, Any], cols: dict[str, Any]) -> None:
@@ -190,9 +210,10 @@ def _fill(ix: HistoryIndex, head: dict[str, Any], cols: dict[str, Any]) -> None:
         elif f.name == "errors":
             vals = [tuple(v) for v in vals]
         f.extend(vals)  # interns them in order: code i is values[i]
+        if len(f.values) != len(vals):
+            raise ValueError(f"values of {f.name} repeat")  # codes would point elsewhere
         name = f.name if f in (ix.verdict, ix.errors) else f"facet:{f.name}"
         f.codes = cols[name]
-    assert ix.verdict.values[: len(VERDICTS)] == list(VERDICTS)
     ix.offsets, ix.times = cols["offsets"], cols["times"]
     ix.latency, ix.attempt = cols["latency"], cols["attempt"]
     ix.user_text = {(r, c): t for r, c, t in head["user_text"]}

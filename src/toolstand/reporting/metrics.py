@@ -142,7 +142,7 @@ class Collector:
                 self.pair_streams = True
             return None
         j = rec.get("judgement")
-        problem = outcome_problem(j, rec.get("transport_error"))
+        problem = outcome_problem(j, rec.get("transport_error")) or judgement_problem(j)
         if problem is not None:
             return problem
         vec = outcome_vector(j) if isinstance(j, dict) else None
@@ -187,7 +187,7 @@ class Collector:
                 j = orjson.loads(parts[1])
             except orjson.JSONDecodeError:
                 j = None  # "calls" was a key inside an error: decode the summary
-            if isinstance(j, dict) and isinstance(j.get("errors"), list):
+            if isinstance(j, dict) and judgement_problem(j) is None:
                 return (head, vid, j, st)
         return decode_summary(line)
 

@@ -80,8 +80,9 @@ def explain(rec: dict[str, Any]) -> list[str]:
                 f"    repair {r.get('rule')} at {r.get('path')}: "
                 f"{_short(r.get('from'), 30)} → {_short(r.get('to'), 30)}"
             )
-    if j.get("flags"):
-        out.append(f"flags: {', '.join(map(str, j['flags']))}")
+    marks = j.get("flags")
+    if marks:  # a list as the judge writes it; anything else shown as it is
+        out.append(f"flags: {', '.join(map(str, marks)) if isinstance(marks, list) else marks}")
     st = rec.get("second_turn")
     if isinstance(st, dict):
         sj = st.get("judgement") or {}
