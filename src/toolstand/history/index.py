@@ -52,10 +52,12 @@ from toolstand.history.read import (
     too_long,
 )
 from toolstand.history.report_rows import (
+    FACT_KEYS,
     HEAD_KEYS,
     ReportRows,
     facts,
     judgement_facts,
+    plain_facts,
     record_facts,
     split_record,
 )
@@ -109,6 +111,8 @@ class HistoryIndex:
         self.persisted = 0  # rows a sidecar file holds (history.sidecar)
         self.report = ReportRows()  # what the report counts of each row (report_rows.py)
         self._shape: LineShape | None = None
+        self._defer = False  # whether _fast may defer a row's facts (see _pending_facts)
+        self._pending: list[list[Any]] = []
         self._heads: set[tuple[str, ...]] = set()  # key sequences of heads already checked
         self._judgements: dict[bytes, tuple[int, str | None]] = {}
         self._err_cache: dict[bytes, tuple[str, ...]] = {}
@@ -211,7 +215,23 @@ class HistoryIndex:
                 pos = nl + 1
         finally:
             view.release()
+            self._pending_facts()
         return self._flush(rows, warned, odd)
+
+    def _pending_facts(self) -> None:
+        """Give the rows _fast deferred their report facts, column-wise where it can
+        (report_rows.plain_facts); the rows hold their judgement facts until then."""
+        pending = self._pending
+        if not pending:
+            return
+        heads = [r[3] for r in pending]
+        jfacts = [r[4] for r in pending]
+        found = plain_facts(heads, jfacts)
+        if found is None:
+            found = [facts(h, None, j, True) for h, j in zip(heads, jfacts, strict=True)]
+        for r, f in zip(pending, found, strict=True):
+            r[4] = f
+        pending.clear()
 
     def _fast(self, buf: bytearray, view: memoryview, pos: int, nl: int) -> tuple[Any, ...] | None:
         """The row of a line in the runner's layout (history.read's key order), or None.
@@ -297,6 +317,12 @@ class HistoryIndex:
             buf[s], buf[t] = s0, t0
         if type(seg) is not dict or len(seg) != shape.nkeys or "run_id" not in seg:
             return None
+        if st is None and te is None and j is not None and self._defer:
+            if tuple(seg) == shape.keys:  # no key of the head's: merged, facts() reads the same
+                head.update(seg)
+                row = [pos, verdict, errors, head, j[1], self.lines]
+                self._pending.append(row)  # its facts come column-wise (_pending_facts)
+                return row
         f = facts(head, st, None if j is None else j[1], j is not None)
         head.update(seg)
         return (pos, verdict, errors, head, f, self.lines)
@@ -383,6 +409,7 @@ class HistoryIndex:
                 shape = LineShape(rec)
                 if shape.ok and split_record(rec) is not None:
                     self._shape = shape
+                    self._defer = not FACT_KEYS.intersection(shape.keys)
             flat = flat_row(rec)
             # a line the report decodes whole (not ending in "}") it reads itself
             f = record_facts(rec) if line.endswith(b"}") else None

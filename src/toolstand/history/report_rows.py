@@ -25,6 +25,9 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping
+from itertools import repeat
+from operator import itemgetter
+from types import NoneType
 from typing import Any
 
 import orjson
@@ -186,6 +189,81 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
 
 _FIELDS: tuple[str, ...] = ("attempt", "provider", "model", "mode", "case_id", "api")
 _FIELDS += ("feedback", "transport_error", "elapsed_ms", "cost_usd", "retries")
+# every top-level key facts() reads: a segment decoded beside the head must hold none
+FACT_KEYS = frozenset((*_FIELDS, "stream", "usage", "simulated", "repair"))
+
+
+def _types(values: list[Any]) -> set[type]:
+    return set(map(type, values))
+
+
+def _counts_ok(values: list[Any]) -> bool:
+    """_count() of every value, column-wise: ints in [0, 2**32) and nulls."""
+    kinds = _types(values)
+    if not kinds <= {int, NoneType}:
+        return False
+    ints = values if NoneType not in kinds else [x for x in values if x is not None]
+    return not ints or (min(ints) >= 0 and max(ints) < _U32)
+
+
+def plain_facts(heads: list[dict[str, Any]], jfacts: list[str | None]) -> list[Facts] | None:
+    """``facts(head, None, jf, True)`` of each head and judgement facts, column by column
+    (the cold index's bulk: judged attempts without a second turn or a transport
+    error); None when some row needs facts() itself (then call it row by row)."""
+    cols = {k: _column(heads, k) for k in _PLAIN_KEYS}
+    number, stream, usage = cols["attempt"], cols["stream"], cols["usage"]
+    if (
+        _types(number) != {int}
+        or min(number) < 1
+        or any(_types(cols[k]) != {str} for k in ("provider", "model", "mode", "case_id"))
+        or not _types(cols["api"]) <= {str, NoneType}
+        or _types(cols["feedback"]) != {NoneType}
+        or _types(cols["transport_error"]) != {NoneType}
+        or not _types(cols["elapsed_ms"]) <= _NUMBER
+        or not _types(cols["cost_usd"]) <= _NUMBER
+        or not _counts_ok(cols["retries"])
+        or None in jfacts
+        or _types(usage) != {dict}
+        or any(x is True for x in stream)
+    ):
+        return None
+    tin = _column(usage, "input_tokens")
+    tout = _column(usage, "output_tokens")
+    if not (_counts_ok(tin) and _counts_ok(tout)):
+        return None
+    keys = zip(
+        cols["provider"], cols["model"], cols["mode"], cols["case_id"], cols["api"],
+        repeat(None), map(bool, cols["simulated"]), repeat(None), jfacts, repeat(None),
+        repeat(None), [a is not None or b is not None for a, b in zip(tin, tout)],
+        repeat(True),
+    )  # fmt: skip
+    return list(
+        zip(
+            keys,
+            _floats(cols["elapsed_ms"]),
+            _floats(cols["cost_usd"]),
+            [r or 0 for r in cols["retries"]],
+            [x or 0 for x in tin],
+            [x or 0 for x in tout],
+        )
+    )
+
+
+_PLAIN_KEYS = (*_FIELDS, "stream", "usage", "simulated")
+
+
+def _column(rows: list[dict[str, Any]], key: str) -> list[Any]:
+    """``row.get(key)`` of every row (a C-level map while every row holds the key)."""
+    try:
+        return list(map(itemgetter(key), rows))
+    except KeyError:
+        return [r.get(key) for r in rows]
+
+
+def _floats(values: list[Any]) -> list[float]:
+    if NoneType in _types(values):
+        return [NAN if x is None else float(x) for x in values]
+    return list(map(float, values))
 
 
 def _second(st: Mapping[str, Any]) -> tuple[tuple[Any, bool], tuple[int, int, int]] | None:

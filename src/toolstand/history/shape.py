@@ -49,6 +49,7 @@ class LineShape:
         keys = list(rec)
         self.start = self.end = b""
         self.nkeys = 0
+        self.keys: tuple[str, ...] = ()  # the segment's keys, in order
         self.ok = False
         if "judgement" not in keys or not {"run_id", "started_at"} <= set(keys):
             return
@@ -60,6 +61,7 @@ class LineShape:
         self.start = b',"' + keys[lo].encode() + b'":'
         self.end = b',"' + keys[hi + 1].encode() + b'":'
         self.nkeys = hi + 1 - lo
+        self.keys = tuple(keys[lo : hi + 1])
         self.ok = True
 
 
