@@ -62,6 +62,7 @@ from toolstand.history.report_rows import (
     split_record,
 )
 from toolstand.history.shape import (
+    ARMS,
     ATTEMPT,
     ERROR,
     FAIL,
@@ -76,6 +77,9 @@ from toolstand.history.shape import (
 
 __all__ = ["Facet", "HistoryIndex"]
 
+# the categorical columns besides verdict and errors; stream, feedback and category are
+# the attempt's arms and its case's category (shape.ARMS)
+FACET_NAMES = ("run", "provider", "model", "case", "mode", "day", *ARMS)
 _CACHE_LIMIT = 1 << 16  # error-list and timestamp caches: bounded, distinct values can be many
 
 ERRORS_LIST = b',"errors":['
@@ -96,7 +100,7 @@ class HistoryIndex:
         self.times = array("d")  # epoch seconds
         self.latency = array("f")  # ms; NaN when unknown
         self.attempt = array("I")
-        self.facets = {n: Facet(n) for n in ("run", "provider", "model", "case", "mode", "day")}
+        self.facets = {n: Facet(n) for n in FACET_NAMES}
         self.verdict = Facet("verdict")
         self.verdict.extend((*VERDICTS, "?"))
         self.verdict.codes.clear()
@@ -194,7 +198,7 @@ class HistoryIndex:
         view = memoryview(buf)
         # one tuple per attempt: (offset in the chunk, verdict, error codes, summary
         # dict, report facts, line number)
-        rows: list[tuple[Any, ...]] = []
+        rows: list[Any] = []  # tuples, and lists for rows whose facts are deferred
         warned, odd = len(self.warnings), len(self.report.odd)
         find = buf.find
         fast = self._fast
@@ -226,14 +230,14 @@ class HistoryIndex:
             return
         heads = [r[3] for r in pending]
         jfacts = [r[4] for r in pending]
-        found = plain_facts(heads, jfacts)
+        found: list[Any] | None = plain_facts(heads, jfacts)
         if found is None:
             found = [facts(h, None, j, True) for h, j in zip(heads, jfacts, strict=True)]
         for r, f in zip(pending, found, strict=True):
             r[4] = f
         pending.clear()
 
-    def _fast(self, buf: bytearray, view: memoryview, pos: int, nl: int) -> tuple[Any, ...] | None:
+    def _fast(self, buf: bytearray, view: memoryview, pos: int, nl: int) -> Sequence[Any] | None:
         """The row of a line in the runner's layout (history.read's key order), or None.
         Decoded in place (a segment is closed with ``}`` for the call, never copied):
         the head before ``second_turn``, the second turn's small keys when it has one,
@@ -317,12 +321,12 @@ class HistoryIndex:
             buf[s], buf[t] = s0, t0
         if type(seg) is not dict or len(seg) != shape.nkeys or "run_id" not in seg:
             return None
-        if st is None and te is None and j is not None and self._defer:
-            if tuple(seg) == shape.keys:  # no key of the head's: merged, facts() reads the same
-                head.update(seg)
-                row = [pos, verdict, errors, head, j[1], self.lines]
-                self._pending.append(row)  # its facts come column-wise (_pending_facts)
-                return row
+        # a segment with no key of the head's: merged, facts() reads the same
+        if st is None and te is None and j is not None and self._defer and tuple(seg) == shape.keys:
+            head.update(seg)
+            row: list[Any] = [pos, verdict, errors, head, j[1], self.lines]
+            self._pending.append(row)  # its facts come column-wise (_pending_facts)
+            return row
         f = facts(head, st, None if j is None else j[1], j is not None)
         head.update(seg)
         return (pos, verdict, errors, head, f, self.lines)
@@ -511,6 +515,8 @@ class HistoryIndex:
         f["case"].extend(text["case_id"])
         f["mode"].extend(text["mode"])
         f["day"].extend(days)
+        for key in ARMS:  # absent from a record: None, a facet value like any other
+            f[key].extend(col(key))
         self.verdict.codes.extend(cols[1])
         self.errors.extend(cols[2])
         self.attempt.extend(attempts)

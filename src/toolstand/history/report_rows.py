@@ -234,8 +234,9 @@ def plain_facts(heads: list[dict[str, Any]], jfacts: list[str | None]) -> list[F
     keys = zip(
         cols["provider"], cols["model"], cols["mode"], cols["case_id"], cols["api"],
         repeat(None), map(bool, cols["simulated"]), repeat(None), jfacts, repeat(None),
-        repeat(None), [a is not None or b is not None for a, b in zip(tin, tout)],
+        repeat(None), [a is not None or b is not None for a, b in zip(tin, tout, strict=True)],
         repeat(True),
+        strict=False,  # the repeats are endless
     )  # fmt: skip
     return list(
         zip(
@@ -245,6 +246,7 @@ def plain_facts(heads: list[dict[str, Any]], jfacts: list[str | None]) -> list[F
             [r or 0 for r in cols["retries"]],
             [x or 0 for x in tin],
             [x or 0 for x in tout],
+            strict=True,
         )
     )
 

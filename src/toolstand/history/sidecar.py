@@ -25,8 +25,8 @@ from toolstand.history.index import Facet, HistoryIndex
 from toolstand.history.read import HistoryWarning
 from toolstand.history.shape import VERDICTS
 
-MAGIC = b"toolstand-history-index 4\n"  # 2: odd attempts skipped; 3: latency = elapsed_ms;
-# 4: the report's columns (report_rows.py)
+MAGIC = b"toolstand-history-index 5\n"  # 2: odd attempts skipped; 3: latency = elapsed_ms;
+# 4: the report's columns (report_rows.py); 5: the stream, feedback and category facets
 FOLDER = ".index"
 MIN_ROWS = 20_000  # smaller files index in well under a second: not worth a file
 _PROBE = 1 << 16
