@@ -68,6 +68,7 @@ from toolstand.history.report_rows import (
     split_record,
 )
 from toolstand.history.shape import (
+    ARMS,
     ATTEMPT,
     ERROR,
     FAIL,
@@ -82,6 +83,9 @@ from toolstand.history.shape import (
 
 __all__ = ["Facet", "HistoryIndex"]
 
+# the categorical columns besides verdict and errors; stream, feedback and category are
+# the attempt's arms and its case's category (shape.ARMS)
+FACET_NAMES = ("run", "provider", "model", "case", "mode", "day", *ARMS)
 _CACHE_LIMIT = 1 << 16  # error-list and timestamp caches: bounded, distinct values can be many
 
 ERRORS_LIST = b',"errors":['
@@ -102,7 +106,7 @@ class HistoryIndex:
         self.times = array("d")  # epoch seconds
         self.latency = array("f")  # ms; NaN when unknown
         self.attempt = array("I")
-        self.facets = {n: Facet(n) for n in ("run", "provider", "model", "case", "mode", "day")}
+        self.facets = {n: Facet(n) for n in FACET_NAMES}
         self.verdict = Facet("verdict")
         self.verdict.extend((*VERDICTS, "?"))
         self.verdict.codes.clear()
@@ -198,7 +202,7 @@ class HistoryIndex:
         view = memoryview(buf)
         # one tuple per attempt: (offset in the chunk, verdict, error codes, summary
         # dict, report facts, line number)
-        rows: list[tuple[Any, ...]] = []
+        rows: list[Any] = []  # tuples, and lists for rows whose facts are deferred
         warned, odd = len(self.warnings), len(self.report.odd)
         find = buf.find
         fast = self._fast
@@ -221,7 +225,7 @@ class HistoryIndex:
             view.release()
         return self._flush(rows, warned, odd)
 
-    def _fast(self, buf: bytearray, view: memoryview, pos: int, nl: int) -> tuple[Any, ...] | None:
+    def _fast(self, buf: bytearray, view: memoryview, pos: int, nl: int) -> Sequence[Any] | None:
         """The row of a line in the runner's layout (history.read's key order), or None.
         Decoded in place (a segment is closed with ``}`` for the call, never copied):
         the head before ``second_turn``, the second turn's small keys when it has one,
@@ -502,6 +506,8 @@ class HistoryIndex:
         f["case"].extend(text["case_id"])
         f["mode"].extend(text["mode"])
         f["day"].extend(days)
+        for key in ARMS:  # absent from a record: None, a facet value like any other
+            f[key].extend(col(key))
         self.verdict.codes.extend(cols[1])
         self.errors.extend(cols[2])
         self.attempt.extend(attempts)

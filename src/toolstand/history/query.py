@@ -27,6 +27,9 @@ FACETS: dict[str, str] = {
     "case": "case",
     "mode": "mode",
     "run": "run",
+    "stream": "stream",
+    "feedback": "feedback",
+    "category": "category",
     "day": "day",
 }
 TIME_PRESETS = ("any", "today", "yesterday", "last 7 days", "range")
@@ -43,6 +46,9 @@ class Query:
     case: frozenset[str] = frozenset()
     mode: frozenset[str] = frozenset()
     run: frozenset[str] = frozenset()
+    stream: frozenset[str] = frozenset()  # "true", "false"; "?" before streaming existed
+    feedback: frozenset[str] = frozenset()  # the repair arm; "?" without repair turns
+    category: frozenset[str] = frozenset()
     days: tuple[date | None, date | None] | None = None
     text: str = ""
 
@@ -151,8 +157,13 @@ def _allowed(ix: HistoryIndex, q: Query, facet: str) -> set[int] | None:
 
 
 def value_label(value: Any) -> str:
-    """A facet value as queries and counts name it: None (a missing field) is "?"."""
-    return "?" if value is None else str(value)
+    """A facet value as queries and counts name it: None (a missing field) is "?", a
+    boolean is spelled as in JSON."""
+    if value is None:
+        return "?"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def _text_mask(ix: HistoryIndex, text: str, start: int, end: int) -> bytes | None:

@@ -13,11 +13,14 @@ from typing import Any
 VERDICTS = ("pass", "fail", "error")  # error: a transport failure, no verdict
 PASS, FAIL, ERROR, UNJUDGED = 0, 1, 2, 3
 NEEDED = ("run_id", "provider", "model", "case_id", "mode", "attempt", "started_at", "elapsed_ms")
+# the arms and the case's category: facets, null in a record without them
+ARMS = ("stream", "feedback", "category")
 # Top-level keys with small values: a run of them decodes cheaply. The rest are "bulky".
 SMALL = frozenset(
     {
         *NEEDED,
         *("type", "schema_version", "api", "simulated", "category", "latency_ms", "retries"),
+        *("stream", "feedback"),
         *("transport_error", "usage", "cost_usd", "adapter_version", "toolstand_version"),
         *("api_settings", "tool_choice", "offered_tools", "blocked_tools", "user"),
         "request_hash",
@@ -36,7 +39,8 @@ def error_code(err: Any) -> str:
 
 
 class LineShape:
-    """Where run_id and started_at sit in the lines of one file, learned from one attempt.
+    """Where run_id, started_at and the arms sit in the lines of one file, learned from
+    one attempt.
 
     The rest of an attempt line the index reads the way the report does (head before
     ``second_turn``, the judgement before ``errors``: history.read); these two come after
@@ -49,23 +53,28 @@ class LineShape:
         keys = list(rec)
         self.start = self.end = b""
         self.nkeys = 0
+        self.keys: tuple[str, ...] = ()  # the segment's keys, in order
         self.ok = False
         if "judgement" not in keys or not {"run_id", "started_at"} <= set(keys):
             return
         after = keys.index("judgement") + 1
-        lo = min(keys.index("run_id"), keys.index("started_at"))
-        hi = max(keys.index("run_id"), keys.index("started_at"))
+        # an arm before second_turn is in the head the index decodes; one after, here
+        head = set(keys[: keys.index("second_turn")]) if "second_turn" in keys else set()
+        wanted = {"run_id", "started_at", *(k for k in ARMS if k in rec and k not in head)}
+        lo = min(map(keys.index, wanted))
+        hi = max(map(keys.index, wanted))
         if lo < after or hi + 1 >= len(keys) or not set(keys[lo : hi + 1]) <= SMALL:
             return  # the segment must follow another key and be followed by one
         self.start = b',"' + keys[lo].encode() + b'":'
         self.end = b',"' + keys[hi + 1].encode() + b'":'
         self.nkeys = hi + 1 - lo
+        self.keys = tuple(keys[lo : hi + 1])
         self.ok = True
 
 
 def flat_row(rec: Mapping[str, Any]) -> dict[str, Any]:
     """A row dict with every NEEDED key, its verdict and error codes, from a decoded attempt."""
-    d = {k: rec.get(k) for k in NEEDED}
+    d = {k: rec.get(k) for k in (*NEEDED, *ARMS)}
     if "user" in rec:  # else (cut off by decode_summary) read whole when first needed
         d["user"] = rec["user"]
     te = rec.get("transport_error")

@@ -105,6 +105,10 @@ def _value_check(name: str) -> Any:
         return lambda v: v is None or type(v) is date
     if name == "errors":
         return lambda v: type(v) is tuple and all(type(x) is str for x in v)
+    if name == "stream":  # an arm: true, false, or missing in an older record
+        return lambda v: v is None or type(v) is bool
+    if name in ("feedback", "category"):
+        return lambda v: v is None or type(v) is str
     return lambda v: type(v) is str
 
 
