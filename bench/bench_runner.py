@@ -44,7 +44,16 @@ import httpx
 import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+
+
+def _src() -> Path:
+    """``--src DIR``: another checkout's src/ (read before the imports below)."""
+    if "--src" in sys.argv[:-1]:
+        return Path(sys.argv[sys.argv.index("--src") + 1]).resolve()
+    return ROOT / "src"
+
+
+sys.path.insert(0, str(_src()))
 
 from toolstand.run.runner import Inputs, load_inputs, run  # noqa: E402
 from toolstand.spec.config import parse_config  # noqa: E402
@@ -234,15 +243,21 @@ def bench_overhead(repetitions: int, rounds: int, profile: bool) -> None:
 # ---- (b) concurrency against a slow provider --------------------------------------
 
 
-def bench_concurrency(latency_s: float, waves: int, rounds: int) -> None:
+def bench_concurrency(
+    latency_s: float, waves: int, rounds: int, parallelisms: list[int]
+) -> dict[str, dict[str, float]]:
+    """Best req/s of ``rounds`` and the median CPU of this process per request, per
+    parallelism (the machine is shared: the CPU per request is the figure that load
+    moves least)."""
     print(f"(b) concurrency against a {latency_s * 1000:.0f} ms simulator (best of {rounds})")
+    out: dict[str, dict[str, float]] = {}
     with provider(latency_s) as prov:
         # 16 cases without a followup: one request per attempt, and a number of requests
         # that fills every wave (972 requests at 64 in flight took 16 waves for 15.2 of
         # work: 95% of the ideal rate was out of reach by construction)
         cases = inputs_for(prov.root).casefile.cases
         plain = set(sorted(c.id for c in cases if c.followup is None)[:16])
-        for parallelism in (1, 8, 64):
+        for parallelism in parallelisms:
             reps = -(-parallelism * waves // len(plain))
             while reps * len(plain) % parallelism:
                 reps += 1
@@ -251,19 +266,22 @@ def bench_concurrency(latency_s: float, waves: int, rounds: int) -> None:
             for _ in range(rounds):
                 prov.reset()
                 with tempfile.TemporaryDirectory() as tmp:
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.process_time()
                     summary = asyncio.run(
                         run(inputs, Path(tmp) / "run.jsonl", only=plain, progress_out=None)
                     )
-                    wall = time.perf_counter() - t0
+                    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
                 assert summary.verdicts["pass"] == summary.written, summary.verdicts
                 stats = prov.stats()
-                results.append((stats["requests"] / wall, stats["max_in_flight"], wall, stats))
-            rate, in_flight, wall, stats = max(results, key=lambda r: r[0])
+                n = stats["requests"]
+                results.append((n / wall, stats["max_in_flight"], wall, stats, cpu * 1000 / n))
+            rate, in_flight, wall, stats, _ = max(results, key=lambda r: r[0])
+            cpu_ms = statistics.median(r[4] for r in results)
             ideal = parallelism / latency_s
             # n requests need at least ceil(n / parallelism) rounds of one latency each
             best_wall = -(-stats["requests"] // parallelism) * latency_s
             others = ", ".join(f"{r[0]:.0f}" for r in results)
+            cpus = ", ".join(f"{r[4]:.3f}" for r in results)
             print(
                 f"  parallelism {parallelism:3d}: max in flight {in_flight:3d}, "
                 f"{stats['requests']} requests in {wall:.2f} s = {rate:6.1f} req/s, "
@@ -271,6 +289,12 @@ def bench_concurrency(latency_s: float, waves: int, rounds: int) -> None:
                 f"wall vs the {best_wall:.2f} s floor: {best_wall / wall:.0%}"
                 f"   [req/s of each round: {others}]"
             )
+            print(
+                f"                   runner CPU per request, median {cpu_ms:.3f} ms"
+                f"   [each round: {cpus}]"
+            )
+            out[str(parallelism)] = {"rate": rate, "ideal": ideal, "cpu_ms": cpu_ms}
+    return out
 
 
 # ---- (c) startup ------------------------------------------------------------------
@@ -352,6 +376,8 @@ events.append("data: " + json.dumps({"id": "c", "object": "chat.completion.chunk
               "usage": {"prompt_tokens": 50, "completion_tokens": 30}}) + "\n\n")
 events.append("data: [DONE]\n\n")
 STREAM = [e.encode() for e in events]
+CHUNKED = b"".join(b"%x\r\n%s\r\n" % (len(e), e) for e in STREAM) + b"0\r\n\r\n"
+PER_EVENT = sys.argv[1:] == ["per-event"]
 WHOLE = json.dumps({"id": "c", "object": "chat.completion", "model": "m", "choices": [{"index": 0,
     "message": {"role": "assistant", "content": PRE, "tool_calls": [call]}, "finish_reason": "tool_calls"}],
     "usage": {"prompt_tokens": 50, "completion_tokens": 30}}).encode()
@@ -366,10 +392,13 @@ async def handle(reader, writer):
             if body.get("stream"):
                 writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
                              b"transfer-encoding: chunked\r\n\r\n")
-                for e in STREAM:  # one network write per event, as a token stream arrives
-                    writer.write(b"%x\r\n%s\r\n" % (len(e), e))
-                    await writer.drain()
-                writer.write(b"0\r\n\r\n")
+                if PER_EVENT:  # one network write per event, as a paced token stream
+                    for e in STREAM:
+                        writer.write(b"%x\r\n%s\r\n" % (len(e), e))
+                        await writer.drain()
+                    writer.write(b"0\r\n\r\n")
+                else:  # the same chunks (one per event) in one write
+                    writer.write(CHUNKED)
             else:
                 writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
                              b"content-length: %d\r\n\r\n%s" % (len(WHOLE), WHOLE))
@@ -401,10 +430,13 @@ async def bare_stream_loop(requests: list[tuple[str, dict[str, str], bytes]]) ->
         return time.perf_counter() - t0, time.process_time() - c0
 
 
-def bench_stream(repetitions: int, rounds: int) -> None:
+def bench_stream(repetitions: int, rounds: int, per_event: bool) -> dict[str, float]:
+    """Each round times the four loops back to back (runner and bare loop, streamed and
+    not), so that one round's figures share the machine's load; the row to read is the
+    median over the rounds of (streamed overhead - non-streamed overhead) in CPU time."""
     print("(d) streamed attempts: one case, the same call streamed (~100 events) or whole")
     proc = subprocess.Popen(
-        [sys.executable, "-c", STREAM_SERVE],
+        [sys.executable, "-c", STREAM_SERVE, *(["per-event"] if per_event else [])],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -412,36 +444,41 @@ def bench_stream(repetitions: int, rounds: int) -> None:
     assert proc.stdout is not None and proc.stdin is not None
     root, events = proc.stdout.readline().split()
     try:
-        rows = {}
-        for stream in (False, True):
-            with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp:
+            arms = {}
+            for stream in (False, True):
                 inputs = inputs_for(root, repetitions=repetitions, parallelism=1, stream=stream)
-                out = Path(tmp) / "run.jsonl"
+                out = Path(tmp) / f"run-{stream}.jsonl"
                 asyncio.run(runner_once_only(inputs, out))  # warm up
                 requests = replay_list(out)
                 asyncio.run(bare_stream_loop(requests[:20]))
-                t_run, t_bare = [], []
-                for _ in range(rounds):
-                    t_run.append(asyncio.run(runner_once_only(inputs, out)))
-                    t_bare.append(asyncio.run(bare_stream_loop(requests)))
-                ms = 1000 / repetitions
-                rows[stream] = (
-                    min(w for w, _ in t_run) * ms,
-                    min(w for w, _ in t_bare) * ms,
-                    min(c for _, c in t_run) * ms,
-                    min(c for _, c in t_bare) * ms,
-                )
-        print(f"  attempts {repetitions} per arm; {events} events per streamed answer")
+                arms[stream] = (inputs, out, requests)
+            # per round and arm: (runner wall, bare wall, runner CPU, bare CPU), ms/attempt
+            per: dict[bool, list[tuple[float, float, float, float]]] = {False: [], True: []}
+            ms = 1000 / repetitions
+            for _ in range(rounds):
+                for stream, (inputs, out, requests) in arms.items():
+                    rw, rc = asyncio.run(runner_once_only(inputs, out))
+                    bw, bc = asyncio.run(bare_stream_loop(requests))
+                    per[stream].append((rw * ms, bw * ms, rc * ms, bc * ms))
+        print(f"  attempts {repetitions} per arm and round; {events} events per streamed answer")
+        print("  medians of", rounds, "rounds:")
         print("                 runner wall  bare wall  overhead wall   overhead CPU  (ms/attempt)")
-        for stream, (rw, bw, rc, bc) in rows.items():
+        for stream, rows in per.items():
             label = "streamed    " if stream else "not streamed"
-            print(f"  {label}   {rw:8.3f}   {bw:8.3f}     {rw - bw:8.3f}      {rc - bc:8.3f}")
-        extra_wall = (rows[True][0] - rows[True][1]) - (rows[False][0] - rows[False][1])
-        extra_cpu = (rows[True][2] - rows[True][3]) - (rows[False][2] - rows[False][3])
+            rw, bw = (statistics.median(r[i] for r in rows) for i in (0, 1))
+            oc = statistics.median(r[2] - r[3] for r in rows)
+            print(f"  {label}   {rw:8.3f}   {bw:8.3f}     {rw - bw:8.3f}      {oc:8.3f}")
+        extra = [(s[2] - s[3]) - (n[2] - n[3]) for s, n in zip(per[True], per[False], strict=True)]
+        wall = [(s[0] - s[1]) - (n[0] - n[1]) for s, n in zip(per[True], per[False], strict=True)]
         print(
-            f"  streamed overhead minus non-streamed overhead: wall {extra_wall:.3f} ms, "
-            f"CPU {extra_cpu:.3f} ms   (target within 0.5 ms)"
+            f"  streamed overhead minus non-streamed overhead: CPU median "
+            f"{statistics.median(extra):.3f} ms (rounds: "
+            + ", ".join(f"{x:.2f}" for x in extra)
+            + f"), wall median {statistics.median(wall):.3f} ms   (target within 0.5 ms)"
         )
+        streamed_cpu = statistics.median(r[2] for r in per[True])
+        return {"extra_cpu_ms": statistics.median(extra), "streamed_cpu_ms": streamed_cpu}
     finally:
         proc.stdin.close()
         proc.wait(timeout=10)
@@ -456,16 +493,66 @@ async def runner_once_only(inputs: Inputs, out: Path) -> Timing:
     return timing
 
 
+def against(other: Path, parts: set[str], times: int, args: argparse.Namespace) -> None:
+    """Before and after in one run: this checkout and ``other`` (its src/), in child
+    processes of this script, alternately, ``times`` each; medians of each side."""
+    print(f"this checkout against {other}, alternating, {times} runs each")
+    side: dict[str, list[dict[str, Any]]] = {"this": [], "other": []}
+    for _ in range(times):
+        for name, src in (("this", ROOT / "src"), ("other", other)):
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--src", str(src), "--json"]
+            cmd += [f"--only={p}" for p in sorted(parts)]
+            cmd += ["--rounds", str(args.rounds), "--parallelism", "64"]
+            cmd += ["--stream-attempts", str(args.stream_attempts)]
+            cmd += ["--stream-rounds", str(args.stream_rounds)]
+            cmd += ["--per-event"] if args.per_event else []
+            done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+            side[name].append(orjson.loads(done.stdout.splitlines()[-1]))
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+    def med(name: str, *path: str) -> float:
+        values = []
+        for res in side[name]:
+            for key in path:
+                res = res[key]
+            values.append(float(res))  # type: ignore[arg-type]
+        return statistics.median(values)
+
+    if "b" in parts:
+        for name in side:
+            cpus = ", ".join(f"{r['b']['64']['cpu_ms']:.3f}" for r in side[name])
+            rates = ", ".join(f"{r['b']['64']['rate']:.0f}" for r in side[name])
+            print(f"  (b) {name:5}: CPU ms/request at 64 in flight [{cpus}], req/s [{rates}]")
+        ratio = med("this", "b", "64", "cpu_ms") / med("other", "b", "64", "cpu_ms")
+        print(f"  (b) CPU per request, this / other (medians): {ratio:.2f}")
+    if "d" in parts:
+        for name in side:
+            extra = ", ".join(f"{r['d']['extra_cpu_ms']:.3f}" for r in side[name])
+            print(f"  (d) {name:5}: streamed minus non-streamed overhead, CPU ms [{extra}]")
+        ratio = med("this", "d", "streamed_cpu_ms") / med("other", "d", "streamed_cpu_ms")
+        print(f"  (d) runner CPU per streamed attempt, this / other (medians): {ratio:.2f}")
+    print(f"  load average {load} at the end")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repetitions", type=int, default=30, help="(a) repetitions of 32 cases")
     parser.add_argument("--rounds", type=int, default=3, help="(a), (b) runs of each")
     parser.add_argument("--latency", type=float, default=0.2, help="(b) provider latency, s")
     parser.add_argument("--waves", type=int, default=15, help="(b) rounds of N requests")
+    parser.add_argument(
+        "--parallelism", type=int, action="append", help="(b) parallelism (1, 8, 64)"
+    )
     parser.add_argument("--startups", type=int, default=7)
     parser.add_argument("--profile", action="store_true", help="(a) print a cProfile")
     parser.add_argument("--stream-attempts", type=int, default=300, help="(d) attempts per arm")
+    parser.add_argument("--stream-rounds", type=int, default=7, help="(d) paired rounds")
+    parser.add_argument("--per-event", action="store_true", help="(d) one network write per event")
     parser.add_argument("--only", choices=["a", "b", "c", "d"], action="append")
+    parser.add_argument("--src", help="import toolstand from this src/ (another checkout)")
+    parser.add_argument("--against", help="(b), (d): this checkout against that src/")
+    parser.add_argument("--against-runs", type=int, default=3, help="runs of each side")
+    parser.add_argument("--json", action="store_true", help="end with the figures as JSON")
     args = parser.parse_args()
     parts = set(args.only or ["a", "b", "c", "d"])
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -473,14 +560,22 @@ def main() -> None:
         f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, httpx {httpx.__version__}, "
         f"load average {load} at start"
     )
+    if args.against:
+        against(Path(args.against).resolve(), parts & {"b", "d"}, args.against_runs, args)
+        return
+    figures: dict[str, Any] = {}
     if "a" in parts:
         bench_overhead(args.repetitions, args.rounds, args.profile)
     if "b" in parts:
-        bench_concurrency(args.latency, args.waves, args.rounds)
+        figures["b"] = bench_concurrency(
+            args.latency, args.waves, args.rounds, args.parallelism or [1, 8, 64]
+        )
     if "c" in parts:
         bench_startup(args.startups)
     if "d" in parts:
-        bench_stream(args.stream_attempts, args.rounds)
+        figures["d"] = bench_stream(args.stream_attempts, args.stream_rounds, args.per_event)
+    if args.json:
+        print(orjson.dumps(figures).decode())
 
 
 if __name__ == "__main__":

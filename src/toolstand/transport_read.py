@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -187,7 +187,7 @@ class _Watchdog:
 
 
 async def read_stream(
-    body: AsyncIterator[bytes],
+    body: AsyncIterable[bytes],
     asm: StreamAssembler,
     read: StreamRead,
     *,
@@ -208,6 +208,8 @@ async def read_stream(
     watcher = _WATCHER.get()
     try:
         async for chunk in body:
+            if not chunk:
+                continue  # no byte arrived (aiter_raw never yields these)
             dog.last = now = loop_time()
             raw += chunk
             if len(raw) > cap:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable
+from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,12 +93,23 @@ async def read_streamed(
     asm = assembler(adapter.api)
     # without a content encoding the raw reads are the body: read_stream caps them
     plain = not response.is_stream_consumed and not response.headers.get("content-encoding")
-    body = response.aiter_raw() if plain else body_of(response, cap)
+    body = _raw_reads(response) if plain else body_of(response, cap)
     try:
         await read_stream(body, asm, read, idle_s=idle_s, cap=cap, clock=clock, began=began)
     finally:
         read.decoder.close()
         _settle(got, trace, read, asm.finish(read.decoder), adapter, headers, secrets, idle_s)
+
+
+def _raw_reads(response: httpx.Response) -> AsyncIterable[bytes]:
+    """The network reads of an unencoded body. A stream is ~100 reads: the response's
+    byte stream itself, not ``aiter_raw``, which adds a generator and a chunker per read
+    (the reads arrive whole either way; ``_one_try`` closes the response)."""
+    stream = response.stream
+    if isinstance(stream, httpx.AsyncByteStream):
+        response.is_stream_consumed = True  # as aiter_raw would mark it
+        return stream
+    return response.aiter_raw()
 
 
 def _settle(

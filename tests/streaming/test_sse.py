@@ -104,3 +104,26 @@ def test_any_chunking_gives_the_same_events(cuts: list[int]) -> None:
 def test_one_byte_at_a_time_even_inside_utf8_sequences() -> None:
     assert feed_pieces(SAMPLE, list(range(len(SAMPLE)))) == decode_events(SAMPLE)[0]
     assert len(decode_events(SAMPLE)[0]) == 4
+
+
+def test_reads_of_one_event_each_keep_the_name_and_id_of_earlier_reads() -> None:
+    # each read a whole ``data:`` event (the decoder's fast path), after reads that set
+    # the event name and id, before one that names nothing, and after a CR line end
+    reads = [
+        b"event: delta\n",
+        b"id: 7\n",
+        b'data: {"a": 1}\n\n',
+        b'data: {"b": 2}\n\n',
+        b"data: x\r\n\r\n",
+        b"data: y\n\n",
+        b"data:z\n\n",
+        b"data: \n\n",
+    ]
+    decoder = SseDecoder()
+    events = [e for r in reads for e in decoder.feed(r)]
+    assert events == decode_events(b"".join(reads))[0]
+    assert [(e.event, e.data, e.id) for e in events[:2]] == [
+        ("delta", '{"a": 1}', "7"),
+        ("message", '{"b": 2}', "7"),
+    ]
+    assert [e.data for e in events[2:]] == ["x", "y", "z", ""]

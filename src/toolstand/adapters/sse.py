@@ -58,6 +58,20 @@ class SseDecoder:
     def feed(self, chunk: bytes) -> list[SseEvent]:
         if not chunk:
             return []
+        if (
+            chunk[-2:] == b"\n\n"
+            and chunk[:6] == b"data: "
+            and self._started
+            and not self._buf
+            and not self._data
+            and not self._cr
+            and chunk.count(b"\n") == 2
+            and b"\r" not in chunk
+        ):
+            # a read holding exactly one event of one data line (most reads of a token
+            # stream): what the loop below makes of it, without splitting it
+            name, self._event = self._event or "message", ""
+            return [SseEvent(name, chunk[6:-2].decode("utf-8", "replace"), self._id)]
         if self._cr:
             self._cr = False
             if chunk[:1] == b"\n":
