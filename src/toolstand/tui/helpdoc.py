@@ -26,6 +26,7 @@ TASKS: dict[str, str] = {
     "cases.delete": "Write a case",
     "cases.run": "Try it live",
     "cases.search": "Find a case",
+    "cases.search.slash": "Find a case",
     "cases.list": "Find a case",
     "cases.reload": "Find a case",
     # Run
