@@ -4,15 +4,21 @@ after Discard, and focus that shows in 256 colours."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from rich.color import Color as RichColor
+from rich.color import ColorSystem
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, TextArea
+from textual.widgets import Input, OptionList, Select, TextArea
+from textual.widgets._select import SelectCurrent
 
-from tests.support.tui import wait_for
+from tests.support.tui import open_history, wait_for
+from tests.support.tui_history import write_history
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
+from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
 
@@ -96,3 +102,53 @@ async def test_after_discard_focus_leaves_the_editor(app_for: AppFor) -> None:
         focused = app.screen.focused
         assert isinstance(focused, CaseTable)
         assert app.screen.query_one(CaseForm) not in focused.ancestors_with_self
+
+
+def _c256(color: Any) -> int | None:
+    """A rich colour as tmux's 256-colour palette shows it."""
+    return RichColor.from_rgb(*color.triplet).downgrade(ColorSystem.EIGHT_BIT).number
+
+
+async def test_a_focused_history_list_draws_its_cursor_row_as_focused(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+    app = app_for()
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await open_history(pilot, app, len(recs))
+        lst = screen.query_one(AttemptList)
+        lst.cursor = 3
+        await pilot.pause()
+
+        def cursor_bg() -> int | None:
+            strip = lst.render_line(lst.cursor - lst.scroll_offset.y + 1)
+            return _c256(next(s.style.bgcolor for s in strip if s.style and s.style.bgcolor))
+
+        assert lst.has_focus
+        focused = cursor_bg()
+        await pilot.press("f")  # into the filter panel: the list is blurred
+        await pilot.pause()
+        assert not lst.has_focus
+        blurred = cursor_bg()
+        assert blurred != focused  # plain in 256 colours which list has the keys
+        await pilot.press("escape")  # back to the list: its cursor row drawn as focused
+        await pilot.pause()
+        assert lst.has_focus and cursor_bg() == focused
+
+
+async def test_a_focused_select_is_distinct_from_an_unfocused_one_in_256_colours(
+    app_for: AppFor,
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.pause()
+        for select in app.screen.query(Select):
+            current = select.query_one(SelectCurrent)
+            select.focus()
+            await pilot.pause()
+            on = current.rich_style.bgcolor
+            app.screen.query_one(CaseTable).focus()
+            await pilot.pause()
+            off = current.rich_style.bgcolor
+            assert on is not None and off is not None
+            assert _c256(on) != _c256(off), select.id
