@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Select, Static, TextArea
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from toolstand.sim import SimServer
+from toolstand.sim.http import Request
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.report import ReportScreen
@@ -78,6 +79,21 @@ def held_sim_replies(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Even
         yield release
     finally:
         release.set()
+
+
+@contextlib.contextmanager
+def sim_requests(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bytes]]:
+    """The body of every request the embedded simulator answers, in order: a test counts
+    what was asked of the provider, not what the screen says."""
+    seen: list[bytes] = []
+    original = SimServer._reply
+
+    def logged(server: SimServer, request: Request) -> Any:
+        seen.append(request.body)
+        return original(server, request)
+
+    monkeypatch.setattr(SimServer, "_reply", logged)
+    yield seen
 
 
 async def screen_after(pilot: Pilot[Any], cls: type[S], *keys: str) -> S:

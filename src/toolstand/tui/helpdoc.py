@@ -26,6 +26,7 @@ TASKS: dict[str, str] = {
     "cases.delete": "Write a case",
     "cases.run": "Try it live",
     "cases.search": "Find a case",
+    "cases.search.slash": "Find a case",
     "cases.list": "Find a case",
     "cases.reload": "Find a case",
     # Run
@@ -37,6 +38,7 @@ TASKS: dict[str, str] = {
     "run.next": "The second turn",
     "run.edit": "The second turn",
     "run.canned": "The second turn",
+    "run.again": "The second turn",
     "run.repair": "A repair turn",
     "run.styles": "A repair turn",
     "run.headers": "Run turn 1",
@@ -140,8 +142,9 @@ STORIES: tuple[Story, ...] = (
             "For a case with a follow-up (e.g. recovery_not_found) the fake tool result"
             " opens below: edit it ({run.edit} jumps there, F7 selects all of it,"
             " {run.canned} picks a canned problem object), then {run.step} sends turn 2.",
-            "{run.prev} and {run.next} step between the turns; {run.go} and"
-            " {run.step} again with another result shows the answer change with it.",
+            "{run.prev} and {run.next} step between the turns; once turn 2 is recorded"
+            " its results stay open: edit them and {run.again} sends turn 2 again from"
+            " the same turn 1 (turn 1 is not asked again; each send is its own attempt).",
             "A call that breaks its schema (e.g. quote_complete on sim-sloppy) opens the"
             " feedback instead: {run.styles} picks its feedback style, {run.repair} sends"
             " the repair turn; the record says the style sent. {run.headers} shows the"

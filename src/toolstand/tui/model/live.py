@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import re
 import uuid
 from collections import Counter
@@ -261,6 +262,27 @@ class LiveSession:
         with watching(on_event):
             await second_turn(state, results, self._client, policy_for(self.config))
         return state
+
+    def again(self, state: AttemptState) -> AttemptState:
+        """A new attempt that continues ``state``'s turn 1 (and its repair turns) with
+        another turn 2, without asking for turn 1 again: its own attempt number, those
+        turns copied and the record marked ``first_turn_shared`` (as a feedback arm's)."""
+        run_index = next((i for i, t in enumerate(self._targets) if t is state.plan.target), None)
+        if run_index is None or self._client is None:
+            raise ValueError("the session was restarted since this turn 1 (the case file changed)")
+        key = (run_index, state.case.id, state.mode)
+        self._attempts[key] += 1
+        return AttemptState(
+            state.plan,
+            self._attempts[key],
+            state.run_id,
+            state.started_at,  # turn 1's, as the copy of it is
+            first=state.first,
+            judgement=copy.deepcopy(state.judgement),
+            repair_needed=state.repair_needed,
+            repairs=list(state.repairs),
+            first_turn_shared=True,
+        )
 
     def append(self, state: AttemptState) -> tuple[Path, AttemptRecord]:
         """Append the attempt's record (after this session's run header) and return it."""

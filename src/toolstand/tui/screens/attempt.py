@@ -14,12 +14,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from toolstand.history import read_record
+from toolstand.tui.model.body_diff import Part, body_sections
 from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.attempt_diff import AttemptDiff
+from toolstand.tui.widgets.line_diff_view import LineDiffView
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.util.printable import visible
 
@@ -207,10 +209,26 @@ class DiffLoaded(Message):
 
 
 class DiffScreen(Screen[None]):
-    """Two attempts compared field by field; differing fields marked ≠."""
+    """Two attempts compared: the summary fields (differing ones marked ≠), and each
+    turn's raw response body and normalized decision line by line."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "app.pop_screen", "Back", tooltip="Back to the list", id="diff.back"),
+        Binding("f", "part('fields')", "Fields", tooltip="The summary fields", id="diff.fields"),
+        Binding(
+            "b",
+            "part('raw')",
+            "Raw bodies",
+            tooltip="The raw response bodies, line by line",
+            id="diff.raw",
+        ),
+        Binding(
+            "n",
+            "part('decision')",
+            "Decisions",
+            tooltip="The normalized decisions, line by line",
+            id="diff.decision",
+        ),
     ]
 
     def __init__(self, path: str, offsets: tuple[int, int]) -> None:
@@ -219,13 +237,25 @@ class DiffScreen(Screen[None]):
         self.rows: list[Any] = []
 
     def compose(self) -> ComposeResult:
-        yield NavBar("history", "diff · Esc back")
+        yield NavBar("history", "diff · f fields · b raw bodies · n decisions · Esc back")
         yield Static("", id="diff-head", markup=False)
-        yield AttemptDiff(id="diff", cursor_type="row", zebra_stripes=True)
+        with TabbedContent(id="diff-parts", initial="fields"):
+            with TabPane("fields", id="fields"):
+                yield AttemptDiff(id="diff", cursor_type="row", zebra_stripes=True)
+            with TabPane("raw bodies", id="raw"):
+                yield LineDiffView(id="diff-raw")
+            with TabPane("decisions", id="decision"):
+                yield LineDiffView(id="diff-decision")
         yield Footer()
 
     def on_mount(self) -> None:
         self._load()
+
+    def action_part(self, part: str) -> None:
+        """Show one part of the diff and focus it, so the keys scroll it."""
+        self.query_one("#diff-parts", TabbedContent).active = part
+        target = "#diff" if part == "fields" else f"#diff-{part}"
+        self.query_one(target).focus()
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _load(self) -> None:
@@ -245,9 +275,15 @@ class DiffScreen(Screen[None]):
             return
         self.rows = self.query_one(AttemptDiff).show(event.a, event.b)
         differ = sum(not r.same for r in self.rows)
+        counts = []
+        parts: tuple[tuple[Part, str], ...] = (("raw", "raw bodies"), ("decision", "decisions"))
+        for part, name in parts:
+            sections = body_sections(event.a, event.b, part)
+            self.query_one(f"#diff-{part}", LineDiffView).show(sections)
+            counts.append(f"{name} {sum(s.changed for s in sections)} lines")
         self.query_one("#diff-head", Static).update(
             f"A: {visible(_who(event.a))}\nB: {visible(_who(event.b))}\n"
-            f"{differ} of {len(self.rows)} fields differ"
+            f"{differ} of {len(self.rows)} fields differ · {' · '.join(counts)} differ"
         )
         self.query_one(AttemptDiff).focus()
 

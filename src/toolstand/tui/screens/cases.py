@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Input, Select, Static
+from textual.widgets import DataTable, Footer, Input, Select, Static, TextArea
 
 from toolstand.spec.casefile_edit import (
     EditRefused,
@@ -70,8 +70,17 @@ class CasesScreen(CaseListing):
             id="cases.revert",
         ),
         Binding("ctrl+g", "run_case", "Run it", tooltip="Run this case live", id="cases.run"),
+        # "/" as well, but not where it is a character: in a text field it types a slash,
+        # and the footer does not offer Search there
         Binding(
-            "slash,ctrl+f",
+            "slash",
+            "search_slash",
+            "Search",
+            tooltip="Search the cases by id or text",
+            id="cases.search.slash",
+        ),
+        Binding(
+            "ctrl+f",
             "search",
             "Search",
             tooltip="Search the cases by id or text",
@@ -187,7 +196,8 @@ class CasesScreen(CaseListing):
             return
 
         def answered(discard: bool | None) -> None:
-            if discard:
+            if discard:  # the draft is gone: focus leaves the editor (go may take it back)
+                self.query_one(CaseTable).focus()
                 go()
             elif back_to is not None:
                 self.query_one(CaseTable).select_line(back_to)
@@ -273,6 +283,14 @@ class CasesScreen(CaseListing):
     def action_search(self) -> None:
         self.query_one("#search", Input).focus()
 
+    def action_search_slash(self) -> None:
+        self.action_search()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "search_slash":
+            return not isinstance(self.focused, Input | TextArea)
+        return True
+
     def action_new(self) -> None:
         def chosen(name: str | None) -> None:
             if name is not None:
@@ -283,8 +301,13 @@ class CasesScreen(CaseListing):
     def _start(self, template: str) -> None:
         taken = set(self.app.project.casefile.by_id())
         data = from_template(template, self.app.project.contract, taken)
+        # the template's words for the user's message are a placeholder: typing replaces
+        # them, and a case is not saved with them
+        hint = str(data.pop("user", "") or "")
         self._edit(values_from_case(data), None, None, f"new case from the {template} template")
-        self.query_one("#f-user").focus()
+        user = self.query_one("#f-user", TextArea)
+        user.placeholder = hint
+        user.focus()
 
     def action_duplicate(self) -> None:
         source = (self.draft.data if self.draft else None) or self.original

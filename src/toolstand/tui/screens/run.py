@@ -35,6 +35,10 @@ from toolstand.tui.widgets.turn_tabs import TurnTabs
 from toolstand.types import FEEDBACK_STYLES, MODES, AttemptRecord, FeedbackStyle, Mode
 from toolstand.util.printable import visible
 
+AGAIN_TITLE = (
+    "turn 2 again: tool results · ctrl+r edit · ctrl+l canned · ctrl+t sends (a new attempt)"
+)
+
 # what the panels show: (case id, index of the configured run, mode)
 Key = tuple[str, object, Mode]
 
@@ -69,6 +73,7 @@ class RunScreen(RunViews):
         self.state: AttemptState | None = None
         self.awaiting_step = False  # turn 1 done, turn 2 (or a repair turn) not sent yet
         self.step_kind = "second"  # what ctrl+t sends: "repair" or "second"
+        self.again = False  # turn 2 recorded: ctrl+t sends another from the same turn 1
         self.views: list[TurnView] = []
         self.showing: Key | None = None  # what the panels belong to
         self._turn = 0  # the index in views on screen
@@ -172,6 +177,8 @@ class RunScreen(RunViews):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
             return self.busy
+        if action == "step_again":
+            return self.again and not self.busy
         if action in ("step", "step_repair"):
             wanted = "repair" if action == "step_repair" else "second"
             return self.awaiting_step and not self.busy and self.step_kind == wanted
@@ -272,6 +279,9 @@ class RunScreen(RunViews):
     def action_step_repair(self) -> None:  # the same step, under its own key and label
         self.action_step()
 
+    def action_step_again(self) -> None:  # the same step, from the same turn 1
+        self.action_step()
+
     def action_step(self) -> None:
         panel = self.query_one(StepPanel)
         results = panel.results()
@@ -279,6 +289,14 @@ class RunScreen(RunViews):
             self._say("fix the tool results marked below first", "failed")
             return
         self._started_for = self.showing
+        if self.again:
+            self.begin_stream(
+                visible(f"turn 2 again · {self.state.case.id}"), self.state.plan.stream
+            )
+            self.query_one(RunStatus).start(visible(f"turn 2 again · {self.state.case.id}"))
+            self._worker = self._second_again(self.state, results)
+            self.refresh_bindings()
+            return
         self.begin_stream(
             visible(f"{self.step_kind} turn · {self.state.case.id}"), self.state.plan.stream
         )
@@ -299,6 +317,14 @@ class RunScreen(RunViews):
         await session.second(state, results, self.watcher())
         path, rec = await session.save(state)
         self.post_message(self.TurnDone(state, rec, self._shown(path)))
+
+    @work(exclusive=True, group="live", exit_on_error=False)
+    async def _second_again(self, state: AttemptState, results: list[Any]) -> None:
+        session = self._live()
+        branch = session.again(state)  # a new attempt on the same turn 1: nothing sent yet
+        await session.second(branch, results, self.watcher())
+        path, rec = await session.save(branch)
+        self.post_message(self.TurnDone(branch, rec, self._shown(path)))
 
     @work(exclusive=True, group="live", exit_on_error=False)
     async def _repair_turn(self, state: AttemptState, results: list[Any]) -> None:
@@ -363,9 +389,14 @@ class RunScreen(RunViews):
                 self._note = "edit the results below, ctrl+t sends turn 2"
         else:
             self.awaiting_step = False
-            panel.close()
             self._record(event.rec)
             self._note = f"recorded in {event.path}"
+            self.again = event.state.second is not None
+            if self.again:  # the results sent, to edit and send again; focus stays
+                panel.open(list(event.state.second_results), title=AGAIN_TITLE, focus=False)
+                self._note += " · ctrl+t sends turn 2 again from this turn 1"
+            else:
+                panel.close()
         self._show_turn(len(self.views) - 1)
 
     def _finished_elsewhere(self, event: TurnDone) -> None:
@@ -471,6 +502,7 @@ class RunScreen(RunViews):
 
     def _reset(self) -> None:
         self.state, self.awaiting_step, self.views, self.showing = None, False, [], None
+        self.again = False
         self._turn, self._note = 0, ""
         self.query_one(StepPanel).close()
         self.query_one(ExchangeView).show(None)

@@ -13,6 +13,14 @@ RUN_BINDINGS: list[BindingType] = [
         tooltip="Send turn 2 with the edited tool result",
         id="run.step",
     ),
+    # the same key once turn 2 is recorded: another turn 2 from the same turn 1
+    Binding(
+        "ctrl+t",
+        "step_again",
+        "Send turn 2 again",
+        tooltip="Send another turn 2 from the same turn 1 (a new attempt; turn 1 not re-sent)",
+        id="run.again",
+    ),
     # the same key, in its own words, when what it sends is a repair turn
     Binding(
         "ctrl+t",

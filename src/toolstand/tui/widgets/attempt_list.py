@@ -212,7 +212,10 @@ class AttemptList(ScrollView, can_focus=True):
         if i >= self.count or self.index is None:
             return Strip.blank(width, self.rich_style)
         row = i if self.view is None else self.view[i]
-        state = (2 if i == self.cursor else 0) + (1 if row == self.marked else 0)
+        # the cursor's colour depends on focus: a line cached while blurred must not be
+        # what a focused list draws (nor the other way round)
+        cursor = 0 if i != self.cursor else (6 if self.has_focus else 2)
+        state = cursor + (1 if row == self.marked else 0)
         key = (row, width, state)
         strip = self._cache.get(key)
         if strip is None:

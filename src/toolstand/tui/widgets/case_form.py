@@ -171,6 +171,7 @@ class CaseForm(VerticalScroll):
         category.value = values.category if values.category else Select.NULL
         q("#f-conversation", Checkbox).value = values.conversation
         q("#f-user", TextArea).load_text(values.user)
+        q("#f-user", TextArea).placeholder = ""  # a template sets its own after loading
         q("#f-messages", TextArea).load_text(values.messages)
         q("#f-all-tools", Checkbox).value = values.all_tools
         self._select_many("#f-active-tools", values.active_tools)

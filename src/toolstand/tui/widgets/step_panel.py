@@ -47,6 +47,8 @@ class StepPanel(VerticalScroll):
         choices: list[dict[str, dict[str, Any]]] | None = None,
         title: str | None = None,
         prompt: str = "canned result…",
+        *,
+        focus: bool = True,
     ) -> None:
         """One editor per result; ``choices`` replace the canned results, per call (a
         repair turn offers each feedback style of that call's problem)."""
@@ -88,7 +90,7 @@ class StepPanel(VerticalScroll):
             rows.append(Horizontal(side, area, classes="result-row"))
         self.mount_all(rows)
         self.add_class("-open")
-        if areas:  # the next thing to do is edit the first result
+        if areas and focus:  # the next thing to do is edit the first result
             self.call_after_refresh(areas[0].focus)
 
     @dataclass
