@@ -113,7 +113,10 @@ async def _round(root: Path, out: Timings) -> None:
             return lambda: type(app.screen).__name__ == name
 
         def cases_listed() -> bool:
-            return named("CasesScreen")() and app.screen.query_one("#case-table").row_count > 0
+            if not named("CasesScreen")():
+                return False
+            table: Any = app.screen.query_one("#case-table")
+            return bool(table.row_count)
 
         await _drawn(pilot, cases_listed)
         out["first paint"] = [(0.0, _cpu())]  # the wall time is the parent's
@@ -128,7 +131,9 @@ async def _round(root: Path, out: Timings) -> None:
                 await _timed(out, f"switch {key.upper()} ({when})", press(key, named(name)))
         await _timed(out, "template open", press("ctrl+n", named("TemplateModal")))
         await _timed(out, "template close", press("escape", named("CasesScreen")))
-        await press("f3", lambda: named("HistoryScreen")() and app.screen.result is not None)
+        await press(
+            "f3", lambda: named("HistoryScreen")() and bool(getattr(app.screen, "result", None))
+        )
 
         def drafted() -> bool:
             form = app.screen.query_one("#f-id") if named("CasesScreen")() else None
@@ -180,7 +185,7 @@ def _spawn(src: Path, history: Path, tmp: Path) -> Timings:
             if msg.get("painted"):
                 painted = time.perf_counter() - start
             else:
-                timings = {k: [tuple(p) for p in v] for k, v in msg["timings"].items()}  # type: ignore[misc]
+                timings = {k: [(p[0], p[1]) for p in v] for k, v in msg["timings"].items()}
     _, err = proc.communicate()
     if proc.returncode or not timings:
         raise RuntimeError(f"the round failed ({src}):\n{err.decode()[-3000:]}")
