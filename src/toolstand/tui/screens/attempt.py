@@ -14,12 +14,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from toolstand.history import read_record
 from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.attempt_diff import AttemptDiff
+from toolstand.tui.widgets.footer import Footer
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.util.printable import visible
 
