@@ -132,7 +132,8 @@ async def _round(root: Path, out: Timings) -> None:
         await _timed(out, "template open", press("ctrl+n", named("TemplateModal")))
         await _timed(out, "template close", press("escape", named("CasesScreen")))
         await press(
-            "f3", lambda: named("HistoryScreen")() and bool(getattr(app.screen, "result", None))
+            "f3",
+            lambda: named("HistoryScreen")() and getattr(app.screen, "result", None) is not None,
         )
 
         def drafted() -> bool:
