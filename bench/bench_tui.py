@@ -1,18 +1,25 @@
-"""The TUI's own speed, driven by Pilot: first paint, screen switches, the template modal.
+"""The TUI's own speed, driven by Pilot: first paint, F1–F4, promote, rerun, the template modal.
 
 Not a test: it prints numbers measured in one run. Usage:
 
-    .venv/bin/python bench/bench_tui.py [--rounds 5] [--src DIR]
+    .venv/bin/python bench/bench_tui.py [--rounds 5] [--before DIR]
 
-``--src`` puts another checkout's ``src/`` first on the path (e.g. the code before a
-change, from ``git archive``), so before and after are measured by the same script on
-the same machine. Each step is timed as wall time and as this process's CPU time (the
-app runs in it; CPU barely moves with the machine's load, wall does), over ``--rounds``
-fresh apps on a private copy of the project; p50 and p95 of each.
+Each round is a fresh Python process (so first paint includes the imports, as a user
+sees it) on a private copy of the project with a small history in runs/. ``--before``
+names another checkout's ``src/`` (e.g. the code before a change, from
+``git archive <commit> src | tar -x -C DIR``): its rounds alternate with this code's,
+so both see the same machine load, and the table gives both and their ratio.
 
-- first paint: ``run_test`` entered, the Cases list filled;
-- F2, F3, F4, F1: the key pressed until the screen is current and its workers settled;
-- the template modal: ctrl+n until it shows, escape until it is gone.
+Each step is timed as wall time and as the process's CPU time (the app runs in it; CPU
+barely moves with the machine's load, wall does); p50 and p95 over the rounds:
+
+- first paint: from the interpreter's start (its CPU, the parent's clock from spawning
+  it) until the Cases list shows its cases;
+- F2, F3, F4, F1 (first) and again: the key pressed until the screen is current, drawn,
+  and its workers settled;
+- template open / close: ctrl+n until the modal shows, escape until it is gone;
+- promote: ``p`` on History's first row until Cases shows the new draft;
+- rerun: ctrl+g on History's first row until the Run screen shows the live verdict.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import contextlib
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,30 +38,47 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = (80, 24)
+KEYS = (("f2", "RunScreen"), ("f3", "HistoryScreen"), ("f4", "ReportScreen"), ("f1", "CasesScreen"))
+Timings = dict[str, list[tuple[float, float]]]  # step -> [(wall s, cpu s)]
 
 
-def _project(into: Path) -> Path:
+def _cpu() -> float:
+    """This process's CPU time since it started (interpreter start-up included)."""
+    t = os.times()
+    return t.user + t.system
+
+
+def _project(into: Path, history: Path | None = None) -> Path:
     for folder in ("cases", "contracts", "prompts"):
         shutil.copytree(ROOT / folder, into / folder)
     shutil.copy(ROOT / "config.example.json", into / "config.example.json")
     (into / "runs").mkdir()
+    if history is not None:
+        shutil.copy(history, into / "runs" / history.name)
     return into
 
 
-async def _timed(
-    out: dict[str, list[tuple[float, float]]], name: str, step: Awaitable[Any]
-) -> None:
-    cpu, wall = time.process_time(), time.perf_counter()
-    await step
-    out.setdefault(name, []).append((time.perf_counter() - wall, time.process_time() - cpu))
+def _history(into: Path) -> Path:
+    """A small run file written by ``toolstand run`` against the simulator."""
+    project = _project(into / "make")
+    out = project / "runs" / "bench.jsonl"
+    subprocess.run(
+        [sys.executable, "-m", "toolstand", "run", "--config", "config.example.json",
+         "--only", "direct_lookup,missing_id", "--modes", "auto", "--repetitions", "1",
+         "--output", str(out)],
+        cwd=project, check=True, capture_output=True,
+    )  # fmt: skip
+    return out
 
 
 async def _settled(pilot: Any, check: Callable[[], bool]) -> None:
     from textual.worker import WorkerCancelled, WorkerFailed
 
-    for _ in range(500):
+    for _ in range(2000):
         with contextlib.suppress(WorkerFailed, WorkerCancelled):
             await pilot.app.workers.wait_for_complete()
         await pilot.pause()
@@ -62,46 +87,111 @@ async def _settled(pilot: Any, check: Callable[[], bool]) -> None:
     raise RuntimeError("the app never got there")
 
 
-async def one_round(root: Path, out: dict[str, list[tuple[float, float]]]) -> None:
+async def _drawn(pilot: Any, check: Callable[[], bool]) -> None:
+    """Until ``check`` holds and a refresh has run (no wait for background workers)."""
+    for _ in range(2000):
+        await pilot.pause()
+        if check():
+            await pilot.pause()
+            return
+    raise RuntimeError("the app never got there")
+
+
+async def _timed(out: Timings, name: str, step: Awaitable[Any]) -> None:
+    cpu, wall = _cpu(), time.perf_counter()
+    await step
+    out.setdefault(name, []).append((time.perf_counter() - wall, _cpu() - cpu))
+
+
+async def _round(root: Path, out: Timings) -> None:
     from toolstand.tui.app import make_app
 
-    cpu, wall = time.process_time(), time.perf_counter()
     app = make_app(root=root)
     async with app.run_test(size=SIZE) as pilot:
 
-        def mode_is(name: str) -> Callable[[], bool]:
+        def named(name: str) -> Callable[[], bool]:
             return lambda: type(app.screen).__name__ == name
 
-        await _settled(pilot, mode_is("CasesScreen"))
-        out.setdefault("first paint", []).append(
-            (time.perf_counter() - wall, time.process_time() - cpu)
+        def cases_listed() -> bool:
+            if not named("CasesScreen")():
+                return False
+            table: Any = app.screen.query_one("#case-table")
+            return bool(table.row_count)
+
+        await _drawn(pilot, cases_listed)
+        out["first paint"] = [(0.0, _cpu())]  # the wall time is the parent's
+        await _settled(pilot, cases_listed)
+
+        async def press(key: str, check: Callable[[], bool]) -> None:
+            await pilot.press(key)
+            await _settled(pilot, check)
+
+        for when in ("first", "again"):
+            for key, name in KEYS:
+                await _timed(out, f"switch {key.upper()} ({when})", press(key, named(name)))
+        await _timed(out, "template open", press("ctrl+n", named("TemplateModal")))
+        await _timed(out, "template close", press("escape", named("CasesScreen")))
+        await press(
+            "f3",
+            lambda: named("HistoryScreen")() and getattr(app.screen, "result", None) is not None,
         )
-        for key, name in (("f2", "RunScreen"), ("f3", "HistoryScreen"), ("f4", "ReportScreen"),
-                          ("f1", "CasesScreen")):  # fmt: skip
 
-            async def switch(key: str = key, name: str = name) -> None:
-                await pilot.press(key)
-                await _settled(pilot, mode_is(name))
+        def drafted() -> bool:
+            form = app.screen.query_one("#f-id") if named("CasesScreen")() else None
+            return form is not None and str(form.value).endswith("_regression")  # type: ignore[attr-defined]
 
-            await _timed(out, f"switch {key.upper()} (first)", switch())
-        for key, name in (("f2", "RunScreen"), ("f1", "CasesScreen")):
+        await _timed(out, "promote", press("p", drafted))
+        await press("f3", named("HistoryScreen"))
 
-            async def again(key: str = key, name: str = name) -> None:
-                await pilot.press(key)
-                await _settled(pilot, mode_is(name))
+        def judged() -> bool:
+            return named("RunScreen")() and bool(app.screen.views) and not app.screen.busy  # type: ignore[attr-defined]
 
-            await _timed(out, f"switch {key.upper()} (again)", again())
+        await _timed(out, "rerun", press("ctrl+g", judged))
 
-        async def modal_open() -> None:
-            await pilot.press("ctrl+n")
-            await _settled(pilot, mode_is("TemplateModal"))
 
-        async def modal_close() -> None:
-            await pilot.press("escape")
-            await _settled(pilot, mode_is("CasesScreen"))
+def child(root: Path, report_fd: int) -> None:
+    """One round in this fresh process; the timings go to ``report_fd`` as JSON lines."""
+    out: Timings = {}
 
-        await _timed(out, "template modal open", modal_open())
-        await _timed(out, "template modal close", modal_close())
+    def report(line: dict[str, Any]) -> None:
+        os.write(report_fd, orjson.dumps(line) + b"\n")
+
+    async def go() -> None:
+        task = asyncio.ensure_future(_round(root, out))
+        while "first paint" not in out and not task.done():
+            await asyncio.sleep(0.001)
+        if "first paint" in out:
+            report({"painted": True})
+        await task
+
+    asyncio.run(go())
+    report({"timings": out})
+
+
+def _spawn(src: Path, history: Path, tmp: Path) -> Timings:
+    root = _project(Path(tempfile.mkdtemp(dir=tmp)), history)
+    read, write = os.pipe()
+    env = dict(os.environ, PYTHONPATH=str(src))
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--child", str(root), "--fd", str(write)],
+        env=env, pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    os.close(write)
+    painted = 0.0
+    timings: Timings = {}
+    with os.fdopen(read, "rb") as lines:
+        for line in lines:
+            msg = orjson.loads(line)
+            if msg.get("painted"):
+                painted = time.perf_counter() - start
+            else:
+                timings = {k: [(p[0], p[1]) for p in v] for k, v in msg["timings"].items()}
+    _, err = proc.communicate()
+    if proc.returncode or not timings:
+        raise RuntimeError(f"the round failed ({src}):\n{err.decode()[-3000:]}")
+    timings["first paint"] = [(painted, timings["first paint"][0][1])]
+    return timings
 
 
 def _p(values: list[float], q: float) -> float:
@@ -109,28 +199,51 @@ def _p(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--src", help="a checkout's src/ to measure instead of this one")
-    args = parser.parse_args()
-    if args.src:
-        sys.path.insert(0, os.path.abspath(args.src))
-    import toolstand
-
-    print(f"code: {Path(toolstand.__file__).parent}  load: {os.getloadavg()[0]:.2f}")
-    out: dict[str, list[tuple[float, float]]] = {}
-    for _ in range(args.rounds):
-        with tempfile.TemporaryDirectory() as tmp:
-            asyncio.run(one_round(_project(Path(tmp)), out))
-    print(
-        f"{'step':28} {'wall p50':>9} {'wall p95':>9} {'cpu p50':>9} {'cpu p95':>9}  (ms, {args.rounds} rounds)"
-    )
+def _table(label: str, out: Timings, rounds: int) -> dict[str, tuple[float, float]]:
+    print(f"\n{label}")
+    print(f"{'step':24} {'wall p50':>9} {'wall p95':>9} {'cpu p50':>9} {'cpu p95':>9}"
+          f"  (ms, {rounds} rounds)")  # fmt: skip
+    p95s = {}
     for name, pairs in out.items():
         walls, cpus = [w * 1000 for w, _ in pairs], [c * 1000 for _, c in pairs]
-        print(f"{name:28} {statistics.median(walls):9.0f} {_p(walls, 0.95):9.0f} "
+        p95s[name] = (_p(walls, 0.95), _p(cpus, 0.95))
+        print(f"{name:24} {statistics.median(walls):9.0f} {_p(walls, 0.95):9.0f} "
               f"{statistics.median(cpus):9.0f} {_p(cpus, 0.95):9.0f}")  # fmt: skip
-    print(f"load after: {os.getloadavg()[0]:.2f}")
+    return p95s
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--before", help="another checkout's src/ to measure beside this one")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--fd", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(Path(args.child), args.fd)
+        return
+    codes = {"after (this code)": ROOT / "src"}
+    if args.before:
+        codes = {"before": Path(args.before).resolve(), **codes}
+    print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    results: dict[str, Timings] = {label: {} for label in codes}
+    with tempfile.TemporaryDirectory() as tmp:
+        history = _history(Path(tmp))
+        for _ in range(args.rounds):
+            for label, src in codes.items():  # interleaved: both see the same load
+                for name, pairs in _spawn(src, history, Path(tmp)).items():
+                    results[label].setdefault(name, []).extend(pairs)
+    p95 = {label: _table(f"{label}: {src}", results[label], args.rounds)
+           for label, src in codes.items()}  # fmt: skip
+    if args.before:
+        before, after = p95["before"], p95["after (this code)"]
+        print(f"\n{'after / before (p95)':24} {'wall':>9} {'cpu':>9}")
+        for name in after:
+            if name in before:
+                w = after[name][0] / before[name][0] if before[name][0] else float("nan")
+                c = after[name][1] / before[name][1] if before[name][1] else float("nan")
+                print(f"{name:24} {w:9.2f} {c:9.2f}")
+    print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

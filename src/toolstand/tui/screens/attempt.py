@@ -14,13 +14,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from toolstand.history import read_record
 from toolstand.tui.model.body_diff import Part, body_sections
 from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.attempt_diff import AttemptDiff
+from toolstand.tui.widgets.footer import Footer
 from toolstand.tui.widgets.line_diff_view import LineDiffView
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.util.printable import visible

@@ -1,6 +1,7 @@
 """What the app's main screens share: ``self.app`` typed as the shell that holds the
 shared state (``tui/shell``, below the screens: no screen imports ``tui/app``), and the
-hook the command palette calls on whichever screen is current.
+hook the command palette calls on whichever screen is current, and a screen switch
+that skips restyling every widget when nothing styles depend on has changed.
 
 Screens talk to each other only through the app: they post ``tui/messages`` and watch
 the shell's reactives.
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.screen import Screen
 
 if TYPE_CHECKING:
@@ -19,13 +21,44 @@ if TYPE_CHECKING:
 PaletteCommand = tuple[str, str, Callable[[], Any]]  # title, help, callback
 
 
+def _style_inputs(screen: Screen[Any]) -> tuple[object, ...]:
+    """What the styles of a suspended screen's widgets can go stale on: the CSS sources
+    (another screen's or widget's CSS added), the theme (the variables), and the app's
+    classes and pseudo-classes (``:focus``, ``:dark``, ``:ansi``), which Textual
+    re-applies to the current screen only."""
+    app = screen.app
+    return (tuple(app.stylesheet.source.items()), app.theme, app.classes, app.pseudo_classes)
+
+
 class ToolstandScreen(Screen[None]):
     """A main screen of toolstand (one per mode)."""
+
+    _styled_under: tuple[object, ...] | None = None  # _style_inputs at the last restyle
 
     if TYPE_CHECKING:  # the app is always a ToolstandShell; Textual types it App[object]
 
         @property
         def app(self) -> ToolstandShell: ...  # type: ignore[override]
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Textual restyles every widget of a screen each time it is switched to (200 ms of
+        # a 150-widget screen at 80x24); the widgets kept their styles while it was away
+        # unless the rules or the app's classes changed, which the first visit and any
+        # such change still restyle.
+        inputs = _style_inputs(self)
+        if inputs == self._styled_under:
+            event.refresh_styles = False
+        super()._on_screen_resume(event)
+        self._styled_under = inputs
+
+    def restyle_if_stale(self) -> bool:
+        """Restyle now (the app is idle) what the next switch here would: True if it did."""
+        inputs = _style_inputs(self)
+        if self._styled_under is None or inputs == self._styled_under:
+            return False
+        self.update_node_styles(animate=False)
+        self._styled_under = inputs
+        return True
 
     def palette_commands(self) -> Iterator[PaletteCommand]:
         """Commands beyond the screen's bindings, for the command palette."""

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Input, Select, Static, TextArea
+from textual.widgets import DataTable, Input, Select, Static, TextArea
 
 from toolstand.spec.casefile_edit import (
     EditRefused,
@@ -37,6 +37,7 @@ from toolstand.tui.screens.case_listing import CaseListing
 from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
+from toolstand.tui.widgets.footer import Footer
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.util.printable import visible, visible_lines
 

@@ -16,9 +16,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from toolstand.tui.helpdoc import STORIES, KeyLine, group_keys, story_steps
+from toolstand.tui.widgets.footer import Footer
 from toolstand.util.printable import visible
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Footer, Input, SelectionList, Static
+from textual.widgets import Input, SelectionList, Static
 from textual.worker import get_current_worker
 
 from toolstand.history import (
@@ -41,6 +41,7 @@ from toolstand.tui.screens.history_keys import HISTORY_BINDINGS
 from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.filter_bar import LISTED, FilterBar
+from toolstand.tui.widgets.footer import Footer
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.util.printable import visible
 

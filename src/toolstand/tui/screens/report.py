@@ -12,12 +12,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from toolstand.history import list_run_files
 from toolstand.reporting import Report, compute_files, dumps_json, write_errors_csv
 from toolstand.tui.screens.base import PaletteCommand, ToolstandScreen
 from toolstand.tui.screens.run_picker import RunPicker
+from toolstand.tui.widgets.footer import Footer
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.report_view import ReportView
 from toolstand.util.printable import visible

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Footer, Select
+from textual.widgets import Select
 from textual.worker import Worker, WorkerState
 
 from toolstand.spec.cases import Case
@@ -28,6 +28,7 @@ from toolstand.tui.screens.modals import PasteForm, PasteModal
 from toolstand.tui.screens.run_keys import RUN_BINDINGS
 from toolstand.tui.screens.run_view import RunViews
 from toolstand.tui.widgets.exchange_view import ExchangeView
+from toolstand.tui.widgets.footer import Footer
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.run_status import RunStatus
 from toolstand.tui.widgets.step_panel import StepPanel
