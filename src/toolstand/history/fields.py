@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,8 +117,13 @@ def _turn_problem(rec: Mapping[str, Any], prefix: str) -> str | None:
         return None
     if type(usage) is not dict:
         return f"field {prefix}usage is {_a(json_type_name(usage))}, not an object"
-    for key in _USAGE_COUNTS:
-        problem = _number_problem(f"{prefix}usage.{key}", usage.get(key), True)
+    return _counts_of(usage, _USAGE_COUNTS, f"{prefix}usage.")
+
+
+def _counts_of(values: Mapping[str, Any], keys: Iterable[str], where: str) -> str | None:
+    """The first of ``keys`` whose value is not a count (or null), named, or None."""
+    for key in keys:
+        problem = _number_problem(where + key, values.get(key), True)
         if problem is not None:
             return problem
     return None
@@ -151,10 +156,9 @@ def _judgement_problem(j: Any, prefix: str) -> str | None:
     if metrics is not None:
         if type(metrics) is not dict:
             return f"field {prefix}judgement.metrics is not an object"
-        for key in _METRIC_COUNTS:
-            problem = _number_problem(f"{prefix}judgement.metrics.{key}", metrics.get(key), True)
-            if problem is not None:
-                return problem
+        problem = _counts_of(metrics, _METRIC_COUNTS, f"{prefix}judgement.metrics.")
+        if problem is not None:
+            return problem
         for key in _METRIC_FLAGS:
             if type(metrics.get(key)) not in (bool, type(None)):
                 return f"field {prefix}judgement.metrics.{key} is not true, false or null"
@@ -194,10 +198,7 @@ def turn_types_problem(rec: Mapping[str, Any], st: Any) -> str | None:
     problem = _turn_problem(rec, "")
     if problem is not None:
         return problem
-    ident = rec.get("run_identity")
-    if ident is not None and type(ident) is not str:
-        return f"field run_identity is {_a(json_type_name(ident))}, not a string"
-    for key in ("api", "feedback"):  # a group's name parts besides TEXT_FIELDS
+    for key in ("api", "feedback", "run_identity"):  # a group's key parts besides TEXT_FIELDS
         value = rec.get(key)
         if value is not None and type(value) is not str:
             return f"field {key} is {_a(json_type_name(value))}, not a string"
