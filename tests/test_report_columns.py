@@ -6,7 +6,6 @@ older sidecar is rebuilt."""
 from __future__ import annotations
 
 import asyncio
-import io
 import shutil
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import orjson
 import pytest
 
 from tests.support import bfcl as fx
+from tests.support.readers import views
 from tests.support.records import (
     attempt,
     err,
@@ -29,8 +29,7 @@ from toolstand.history import sidecar
 from toolstand.history.index import HistoryIndex
 from toolstand.history.keep import IndexedWriter
 from toolstand.history.read import in_key_order
-from toolstand.reporting.formats import dumps_json, render_table, write_errors_csv, write_junit
-from toolstand.reporting.metrics import Report, compute_files
+from toolstand.reporting.metrics import compute_files
 from toolstand.run.runner import load_inputs, run
 from toolstand.spec.config import parse_config
 
@@ -91,18 +90,6 @@ def bfcl(tmp_path_factory: pytest.TempPathFactory) -> Path:
     history = folder / "run.jsonl"
     assert main(["run", "--config", str(out / "config.json"), "--output", str(history)]) == 0
     return history
-
-
-def views(report: Report) -> dict[str, bytes]:
-    csv_out, junit = io.StringIO(), io.BytesIO()
-    write_errors_csv(report, csv_out)
-    write_junit(report, junit)
-    return {
-        "json": dumps_json(report),
-        "text": render_table(report).encode(),
-        "csv": csv_out.getvalue().encode(),
-        "junit": junit.getvalue(),
-    }
 
 
 def both_paths(paths: list[Path]) -> tuple[dict[str, bytes], dict[str, bytes], dict[str, bytes]]:
