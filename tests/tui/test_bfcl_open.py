@@ -57,8 +57,9 @@ async def test_promote_keeps_the_tools_and_expectation_of_a_case_in_another_file
     out, history = imported_run
     files = case_paths(out)  # the config's cases: the folder's *.jsonl, first one opened
     assert len(files) > 1
-    found = [orjson.loads(x) for f in files[1:] for x in f.read_bytes().splitlines()]
-    lines = {c["id"]: c for c in found if "id" in c}
+    found = [(f, orjson.loads(x)) for f in files[1:] for x in f.read_bytes().splitlines()]
+    lines = {c["id"]: c for _, c in found if "id" in c}
+    homes = {c["id"]: f for f, c in found if "id" in c}
     app = make_app(str(out / "config.json"), root=out, history=str(history))
     async with app.run_test(size=SIZE) as pilot:
         screen = await screen_after(pilot, HistoryScreen)
@@ -91,6 +92,10 @@ async def test_promote_keeps_the_tools_and_expectation_of_a_case_in_another_file
         await wait_for(pilot, lambda: form.draft is not None and form.draft.data is not None)
         assert form.draft is not None and form.draft.data is not None
         data = form.draft.data
+        # the draft opens in the file of the case it came from, so ctrl+s saves it there
+        # (it opened in the config's first file, another BFCL category, before)
+        assert app.project.cases_path == homes[case_id]
+        assert cases.query_one("#case-file", Select).value == str(homes[case_id])
     original = lines[case_id]
     assert data["id"] == f"{case_id}_regression"
     assert data["tools"] == original["tools"] and data["expect"] == original["expect"]

@@ -174,8 +174,9 @@ class ToolstandApp(ToolstandShell):
         if not isinstance(screen, CasesScreen):
             self.notify("The Cases screen cannot take a new case.", severity="error")
             return
-        screen.open_new(message.data)
-        said = visible(f"New case {message.data['id']}: {message.said}. Ctrl+S saves it.")
+        screen.open_new(message.data, message.path)
+        where = f" in {message.path.name}" if message.path is not None else ""
+        said = visible(f"New case {message.data['id']}{where}: {message.said}. Ctrl+S saves it.")
         self.notify(said, markup=False)
 
     def get_css_variables(self) -> dict[str, str]:

@@ -7,6 +7,7 @@ mode and hands it to the screen that does it (harlequin's one message per domain
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from textual.message import Message
@@ -39,3 +40,6 @@ class PromoteToCase(Message):
 
     data: dict[str, Any]
     said: str
+    # the case file of the config that holds the promoted case (None: the one open); the
+    # draft is opened there, so it is saved beside its original (a BFCL category's file)
+    path: Path | None = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any, ClassVar
 
 import orjson
@@ -444,6 +445,15 @@ class CasesScreen(CaseListing):
             )
         yield ("Reload the case file", "re-read it from disk, keeping the draft", self._reload)
 
-    def open_new(self, data: dict[str, Any]) -> None:
-        """Open ``data`` in the form as a new, unsaved case (History's "promote")."""
-        self._leave_draft_then(partial(self._edit, values_from_case(data), None, None))
+    def open_new(self, data: dict[str, Any], path: Path | None = None) -> None:
+        """Open ``data`` in the form as a new, unsaved case (History's "promote"), in the
+        config's case file ``path`` when given (the file of the case it came from)."""
+        self._leave_draft_then(partial(self._open_new_in, data, path))
+
+    def _open_new_in(self, data: dict[str, Any], path: Path | None) -> None:
+        project = self.app.project
+        if path is not None and path != project.cases_path and path in project.case_files:
+            self.open_file(path)
+            with self.prevent(Select.Changed):
+                self.query_one("#case-file", Select).value = str(path)
+        self._edit(values_from_case(data), None, None)

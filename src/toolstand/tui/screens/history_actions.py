@@ -98,7 +98,8 @@ class AttemptActions(ToolstandScreen):
     def _promote(self, rec: dict[str, Any]) -> None:
         project = self.app.project
         data, said = promoted_case(rec, project.casefile, project.case_text)
-        self.post_message(PromoteToCase(data, said))
+        found = project.case_line(str(rec.get("case_id")))
+        self.post_message(PromoteToCase(data, said, found[0] if found is not None else None))
 
     def rerun_row(self, row: int) -> None:
         ix = self.index
