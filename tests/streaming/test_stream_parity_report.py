@@ -77,7 +77,16 @@ def test_streambug_parity_lists_the_cases_and_every_fault_class(history: Path) -
     for a in attempts:
         pairs[(a["provider"], a["case_id"], a["attempt"])][a["stream"]] = a
     for provider, e in entries.items():
-        assert set(e) == {"provider", "model", "mode", "paired", "parity", "per_case", "cases"}
+        assert set(e) == {
+            "provider",
+            "model",
+            "mode",
+            "paired",
+            "parity",
+            "per_case",
+            "cases",
+            "declared_faults",
+        }
         assert (e["model"], e["mode"]) == ("sim-streambug", "auto")
         mine = {k: v for k, v in pairs.items() if k[0] == provider and len(v) == 2}
         judged = {k: v for k, v in mine.items() if all(r["judgement"] for r in v.values())}
@@ -202,6 +211,11 @@ def test_the_stream_demo_lists_every_fault_class_that_changes_the_reading(
             for fault in faults(a) & READS_DIFFERENTLY:
                 on_listed[fault].add((a["provider"], a["case_id"]))
     assert set(on_listed) == READS_DIFFERENTLY
+    for provider in {a["provider"] for a in attempts}:  # and every class declared, by name
+        declared = set().union(*(faults(a) for a in attempts if a["provider"] == provider))
+        block = text.split(f"stream parity · {provider} / sim-streambug")[1].split("\n\n")[0]
+        table = block.split("declared stream faults (x-toolstand-sim-stream-faults)\n")[1]
+        assert {line.split()[0] for line in table.splitlines()[3:]} == declared
     # the empty zero-parameter call, as the report spells it: {} not streamed, "" streamed
     assert ('service_status 1/1 · arguments 0: {} → ""') in text
 
@@ -245,3 +259,56 @@ def test_the_error_csv_and_junit_keep_the_stream_arms_apart(history: Path) -> No
             }
             mine = {(k[1], k[2]) for k in failing if k[0] == provider and k[3] == streamed}
             assert failed == mine, (provider, arm)
+
+
+def test_the_parity_block_lists_every_fault_class_the_server_declared(history: Path) -> None:
+    """Issue 25, done when: "read parity in the report, with every sim-streambug fault
+    class listed". Per pair of arms, each class named in a streamed attempt's
+    ``x-toolstand-sim-stream-faults`` header gets a row: how many streams carried it, of
+    them how many failed only streamed; the same from the columns as from the lines, in
+    the JSON and in the text. A report without the header has no such rows."""
+    _, attempts = read(history)
+    plain = {(a["provider"], a["case_id"], a["attempt"]): a for a in attempts if not a["stream"]}
+    want: dict[str, dict[str, list[int]]] = defaultdict(dict)
+    for a in attempts:
+        if not a["stream"]:
+            continue
+        x = plain[(a["provider"], a["case_id"], a["attempt"])]
+        lost = passed(x) and not passed(a)
+        for fault in faults(a):
+            counts = want[a["provider"]].setdefault(fault, [0, 0])
+            counts[0] += 1
+            counts[1] += lost
+    # these cases have no parameterless tool: no empty zero-parameter call among them
+    assert set().union(*(set(w) for w in want.values())) >= READS_DIFFERENTLY - {
+        "args_empty_zero_param"
+    }
+    lines = to_json(compute_files([history], index=False))
+    columns = to_json(compute_files([history], index=True))
+    assert lines["stream_parity"] == columns["stream_parity"]
+    text = render_table(compute_files([history], index=False))
+    for entry in lines["stream_parity"]:
+        rows = {r["fault"]: r for r in entry["declared_faults"]}
+        got = {f: [r["streams"], r["failed_only_streamed"]] for f, r in rows.items()}
+        assert got == want[entry["provider"]]
+        for r in rows.values():  # a class reads differently in no more streams than carry it
+            assert r["differing"] <= r["streams"]
+        block = text.split(f"stream parity · {entry['provider']} / sim-streambug")[1]
+        block = block.split("\n\n")[0]
+        for f, r in rows.items():
+            row = f"    {f:<24} {r['streams']:>7} {r['differing']:>17} {r['failed_only_streamed']:>21}"
+            assert row in block
+
+
+def passed(rec: dict[str, Any]) -> bool:
+    return rec["transport_error"] is None and rec["judgement"]["verdict"] == "pass"
+
+
+def test_no_declared_faults_without_the_header(tmp_path: Path) -> None:
+    inputs = make_inputs([sim("sim-careful", "openai-chat")], repetitions=1, stream="both")
+    out = tmp_path / "careful.jsonl"
+    go(inputs, out, only={"direct_lookup", "parallel_lookup"})
+    data = to_json(compute_files([out], index=False))
+    (entry,) = data["stream_parity"]
+    assert "declared_faults" not in entry
+    assert "declared stream faults" not in render_table(compute_files([out], index=False))

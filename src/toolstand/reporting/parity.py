@@ -8,7 +8,8 @@ repetition, on the outcomes the report counted (tally.GroupStats.reps):
 * the parity rate: pairs whose normalized signature is the same in both arms;
 * the parity list: cases whose signature differs in most of their repetitions (more than
   half of the pairs), each with its first differing call, read from the two signatures
-  (kind, sorted call names, canonical arguments) of its first differing repetition.
+  (kind, sorted call names, canonical arguments) of its first differing repetition;
+* the fault classes the server declared in its streams, if it did (declared_faults.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from toolstand.reporting import declared_faults
+from toolstand.reporting.declared_faults import FaultRow
 from toolstand.reporting.stats import Rate, mcnemar_exact
 from toolstand.reporting.tally import METRICS, GroupStats, Report
 
@@ -59,6 +62,7 @@ class Parity:
     same: int = 0  # pairs with one signature in both arms
     per_case: dict[str, tuple[int, int]] = field(default_factory=dict)  # (same, pairs)
     cases: list[ParityCase] = field(default_factory=list)
+    faults: list[FaultRow] = field(default_factory=list)  # the server's declared faults
 
     @property
     def p(self) -> float:
@@ -88,6 +92,8 @@ class Parity:
         out["parity"] = self.rate.to_dict()
         out["per_case"] = {cid: list(v) for cid, v in self.per_case.items()}
         out["cases"] = [c.to_dict() for c in self.cases]
+        if self.faults:  # only where the server declared its stream faults
+            out["declared_faults"] = [r.to_dict() for r in self.faults]
         return out
 
 
@@ -172,7 +178,15 @@ def parities(report: Report) -> list[Parity]:
     arms: dict[tuple[Any, ...], dict[bool, GroupStats]] = {}
     for g in report.groups:
         arms.setdefault((*g.key, g.feedback, g.identity), {})[g.stream] = g
-    return [pair(two[False], two[True]) for two in arms.values() if len(two) == 2]
+    found = [pair(two[False], two[True]) for two in arms.values() if len(two) == 2]
+    declared = declared_faults.read(report.files) if found else {}
+    if declared:
+        for p in found:
+            group = (p.provider, p.model, p.mode, p.feedback)
+            p.faults = declared_faults.rows(
+                declared, group, p.plain.identity, p.plain.reps, p.streamed.reps
+            )
+    return found
 
 
 def to_json(report: Report) -> list[dict[str, Any]] | None:
@@ -199,10 +213,11 @@ def lines(report: Report, fmt: Callable[[Rate], str], visible: Callable[[str], s
         out.append(f"  {'same normalized signature':<30} {fmt(p.rate)}")
         if not p.cases:
             out.append("  parity list: no case differs in most repetitions")
-            continue
-        out.append(f"  parity list ({len(p.cases)} cases differ in most repetitions)")
-        for c in p.cases:
-            out.append(visible(_case_line(c))[:100])
+        else:
+            out.append(f"  parity list ({len(p.cases)} cases differ in most repetitions)")
+            for c in p.cases:
+                out.append(visible(_case_line(c))[:100])
+        out += [visible(line) for line in declared_faults.lines(p.faults)]
     return out
 
 
