@@ -38,7 +38,7 @@ async def test_switching_screens_restyles_none_of_them(
             ("f2", "RunScreen"),
         ]:
             await pilot.press(key)
-            await wait_for(pilot, lambda name=name: type(app.screen).__name__ == name)
+            await wait_for(pilot, lambda: type(app.screen).__name__ == name)  # noqa: B023
         await pilot.pause()
     assert restyled == []
 
