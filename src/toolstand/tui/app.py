@@ -73,7 +73,9 @@ class ToolstandApp(ToolstandShell):
     """Cases, Run (and History, Report) over the same project files."""
 
     TITLE = "toolstand"
-    CSS_PATH = "toolstand.tcss"
+    # History's and Report's rules too: read once at start, they never restyle the
+    # screens already shown when History is first visited (see screens/base.py)
+    CSS_PATH: ClassVar = ["toolstand.tcss", "history.tcss"]
     COMMANDS: ClassVar = App.COMMANDS | {ToolstandCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -115,10 +117,11 @@ class ToolstandApp(ToolstandShell):
         for entry in SCREENS:
             self.add_mode(entry.mode, factory(entry))
 
-    def on_mount(self) -> None:
-        self.switch_mode(self.start_mode)
+    async def on_mount(self) -> None:
         self._load_verdicts()
-        self._warm_up()
+        await self.switch_mode(self.start_mode)
+        # after the first screen is drawn: the imports would compete with it for the GIL
+        self.call_after_refresh(self._warm_up)
 
     @work(thread=True, exclusive=True, group="warm-up", exit_on_error=False)
     def _warm_up(self) -> None:
