@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from toolstand.adapters.sse import SseDecoder, SseEvent
+from toolstand.adapters.sse import SseDecoder, SseEvent, decode_reads
 from toolstand.adapters.stream_base import StreamAssembler
 
 ACCEPT_ENCODING = "gzip, deflate"
@@ -199,38 +199,81 @@ async def read_stream(
     """Feed ``body`` through the SSE decoder into ``asm`` until it ends; every received
     byte (a comment or a ping too) restarts the idle timer. On going idle, ``read.idle``
     is set and the read stops; past ``cap`` bytes, ``BodyTooLarge``; what arrived is
-    kept in ``read`` either way."""
-    decoder, raw, times = read.decoder, read.raw, read.event_ms
+    kept in ``read`` either way.
+
+    With no watcher (the headless runner) the reads and their arrival times are only
+    kept while reading, and decoded and assembled once the stream stops, each event
+    timed by the read that completed it: what decoding each read as it came gives."""
     dog = _Watchdog(idle_s)
     loop_time = dog.loop.time
     # arrival times as the clock reads them, made ms since ``began`` once at the end
     arrivals: list[float] = []
     watcher = _WATCHER.get()
+    reads: list[bytes] = []  # headless: the reads, decoded when the stream stops
+    read_at: list[float] = []
     try:
-        async for chunk in body:
-            if not chunk:
-                continue  # no byte arrived (aiter_raw never yields these)
-            dog.last = now = loop_time()
-            raw += chunk
-            if len(raw) > cap:
-                raise BodyTooLarge(bytes(raw[:KEPT_WHEN_TOO_LARGE]), cap)
-            events = decoder.feed(chunk)
-            if events:
-                for event in events:
-                    arrivals.append(now)
-                    asm.feed(event)
-                    if watcher is not None:
-                        watcher(event, round((clock() - began) * 1000.0, 1))
+        if watcher is None:
+            size = 0
+            async for chunk in body:
+                if not chunk:
+                    continue  # no byte arrived (aiter_raw never yields these)
+                dog.last = now = loop_time()
+                size += len(chunk)
+                if size > cap:
+                    read.raw += b"".join(reads)
+                    read.raw += chunk
+                    raise BodyTooLarge(bytes(read.raw[:KEPT_WHEN_TOO_LARGE]), cap)
+                reads.append(chunk)
+                read_at.append(now)
+        else:
+            await _read_live(body, asm, read, dog, arrivals, cap, watcher, clock, began)
     except asyncio.CancelledError:
         if not dog.fired or dog.task is None:
             raise
         dog.task.uncancel()
         read.idle = True
     except BodyTooLarge:
-        del raw[KEPT_WHEN_TOO_LARGE:]  # the record keeps the start, as of any body
+        del read.raw[KEPT_WHEN_TOO_LARGE:]  # the record keeps the start, as of any body
         raise
     finally:
         dog.handle.cancel()
+        if reads:
+            whole = b"".join(reads)
+            if not read.raw:
+                read.raw += whole
+            events, ends, read.decoder = decode_reads(reads, whole)
+            for event, end in zip(events, ends, strict=True):
+                arrivals.append(read_at[end])
+                asm.feed(event)
         # the loop's clock and ``clock`` may differ (a test's fake one): offset them once
         offset = clock() - loop_time()
-        times += [round((t + offset - began) * 1000.0, 1) for t in arrivals]
+        read.event_ms += [round((t + offset - began) * 1000.0, 1) for t in arrivals]
+
+
+async def _read_live(
+    body: AsyncIterable[bytes],
+    asm: StreamAssembler,
+    read: StreamRead,
+    dog: _Watchdog,
+    arrivals: list[float],
+    cap: int,
+    watcher: EventHook,
+    clock: Callable[[], float],
+    began: float,
+) -> None:
+    """``read_stream`` for a watcher: each read decoded and assembled as it arrives."""
+    decoder, raw = read.decoder, read.raw
+    loop_time = dog.loop.time
+    async for chunk in body:
+        if not chunk:
+            continue
+        dog.last = now = loop_time()
+        raw += chunk
+        if len(raw) > cap:
+            raise BodyTooLarge(bytes(raw[:KEPT_WHEN_TOO_LARGE]), cap)
+        events = decoder.feed(chunk)
+        if events:
+            for event in events:
+                arrivals.append(now)
+                asm.feed(event)
+                watcher(event, round((clock() - began) * 1000.0, 1))

@@ -160,6 +160,61 @@ def _split_any(buf: bytes) -> list[bytes]:
     return buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
 
 
+def decode_reads(
+    reads: list[bytes], whole: bytes | None = None
+) -> tuple[list[SseEvent], list[int], SseDecoder]:
+    """The events of a stream read as ``reads`` (``whole``: their join, when the caller
+    has it), each with the index of the read that completed it, and the decoder, closed:
+    what feeding the reads one by one and then ``close`` gives.
+
+    Nearly every token stream is LF-only events of one ``data: `` line each; those are
+    split over the whole buffer at once. Anything else (a CR, a comment, ``event:``,
+    ``id:``, several data lines, a BOM) is fed read by read to the full decoder."""
+    whole = b"".join(reads) if whole is None else whole
+    parts = whole.split(b"\n\n")
+    rest = parts.pop()
+    if (
+        whole[:6] == b"data: "
+        and b"\r" not in whole
+        and b"\n" not in rest
+        and whole.count(b"\n") == 2 * len(parts)
+        and all(part[:6] == b"data: " for part in parts)
+    ):
+        return _single_lines(reads, parts, rest)
+    decoder = SseDecoder()
+    events: list[SseEvent] = []
+    ends: list[int] = []
+    for i, chunk in enumerate(reads):
+        got = decoder.feed(chunk)
+        if got:
+            events += got
+            ends += [i] * len(got)
+    decoder.close()
+    return events, ends, decoder
+
+
+def _single_lines(
+    reads: list[bytes], parts: list[bytes], rest: bytes
+) -> tuple[list[SseEvent], list[int], SseDecoder]:
+    """``decode_reads`` of events that are each one ``data: `` line and a blank line;
+    ``rest`` is the unfinished line after the last one. An event completes with its
+    second LF: the read holding that byte is the read that dispatched it."""
+    events = [SseEvent("message", part[6:].decode("utf-8", "replace")) for part in parts]
+    ends: list[int] = []
+    i, bound = 0, len(reads[0])
+    last = -1  # the index in the whole body of the event's second LF
+    for part in parts:
+        last += len(part) + 2
+        while last >= bound:
+            i += 1
+            bound += len(reads[i])
+        ends.append(i)
+    decoder = SseDecoder()
+    decoder._started, decoder._buf = True, rest
+    decoder.close()
+    return events, ends, decoder
+
+
 def decode_events(raw: bytes) -> tuple[list[SseEvent], SseDecoder]:
     """Every event of a whole recorded body (as ``feed`` of it all, then ``close``)."""
     decoder = SseDecoder()
