@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -186,6 +187,40 @@ def test_small_chunks_give_the_same_index(tmp_path: Path) -> None:
     assert bits.rows == whole.rows
     assert list(bits.offsets) == list(whole.offsets)
     assert bytes(bits.verdict.codes) == bytes(whole.verdict.codes)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_is_paused_per_chunk_and_left_as_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, enabled: bool
+) -> None:
+    """A chunk's rows hold no cycles: the cyclic collector is off while a chunk is read
+    (its passes over those rows were a tenth of the cold index) and as it was after."""
+    path = tmp_path / "h.jsonl"
+    write(path, records())
+    seen: list[bool] = []
+
+    def spy(name: str) -> Any:
+        real = getattr(HistoryIndex, name)
+
+        def read(self: HistoryIndex, *args: Any) -> Any:
+            seen.append(gc.isenabled())
+            return real(self, *args)
+
+        return read
+
+    for name in ("_fast", "_slow"):  # a line is read one way or the other
+        monkeypatch.setattr(HistoryIndex, name, spy(name))
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        ix = HistoryIndex(path, tz=UTC)
+        ix.update(chunk=4096)
+        after = gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert ix.rows == len(records())
+    assert seen and not any(seen)
+    assert after is enabled
 
 
 def test_a_facet_widens_its_codes_between_chunks_without_losing_rows(tmp_path: Path) -> None:

@@ -130,10 +130,14 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
         or type(case_id) is not str
         or not (api is None or type(api) is str)
         or not (feedback is None or type(feedback) is str)
-        or not (elapsed is None or _amount(elapsed))
-        or not (cost is None or _amount(cost))
+        or not (
+            elapsed is None or (type(elapsed) is float and 0 <= elapsed < _INF) or _amount(elapsed)
+        )
+        or not (cost is None or (type(cost) is float and 0 <= cost < _INF) or _amount(cost))
         or not (retries is None or (type(retries) is int and 0 <= retries < _U32))
-        or not (latency is None or _amount(latency))
+        or not (
+            latency is None or (type(latency) is float and 0 <= latency < _INF) or _amount(latency)
+        )
         or get("first_token_ms") is not None
         or get("first_call_ms") is not None
     ):
@@ -151,7 +155,9 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
         if type(usage) is not dict:
             return None
         tin, tout = usage.get("input_tokens"), usage.get("output_tokens")
-        if not (_count(tin) and _count(tout)):
+        # the usual case (two ints in range) inline; _count for the rest
+        usual = type(tin) is int and type(tout) is int and 0 <= tin < _U32 and 0 <= tout < _U32
+        if not usual and not (_count(tin) and _count(tout)):
             return None
     retries, tin_all, tout_all = retries or 0, tin or 0, tout or 0
     second = None
@@ -415,13 +421,18 @@ class ReportRows:
                 kinds.append(f[0])
             codes.append(code)
         self.kind.extend(codes)
+        if not rows:
+            return
         blank: Facts = ((), NAN, NAN, 0, 0, 0)
-        full = [blank if f is None else f for f in rows]
-        self.elapsed.extend([f[1] for f in full])
-        self.cost.extend([f[2] for f in full])
-        self.retries.extend([f[3] for f in full])
-        self.tin.extend([f[4] for f in full])
-        self.tout.extend([f[5] for f in full])
+        # one transpose at C speed: the five numeric columns of the chunk
+        _, elapsed, cost, retries, tin, tout = zip(
+            *[blank if f is None else f for f in rows], strict=True
+        )
+        self.elapsed.extend(elapsed)
+        self.cost.extend(cost)
+        self.retries.extend(retries)
+        self.tin.extend(tin)
+        self.tout.extend(tout)
 
     def to_head(self, end: int) -> dict[str, Any]:
         """The tables a sidecar keeps, for the lines before ``end``."""
