@@ -14,11 +14,15 @@ from typing import Any
 import pytest
 from textual.widgets import Input, TextArea
 
+from tests.support.tui import settle
 from tests.support.tui_history import TODAY
 from toolstand.tui.app import ToolstandApp, make_app
 from toolstand.tui.screens import history as history_screen
 
 ROOT = Path(__file__).resolve().parents[2]
+# settle lives in tests/support/tui.py; kept importable from here for the shared repro
+# scripts written before it moved (../shared/repro/trust/tui_open_attempts.py)
+__all__ = ["settle"]
 
 
 @pytest.fixture(autouse=True)
