@@ -22,6 +22,8 @@ from typing import Any
 
 import orjson
 
+from toolstand.history.read import bounded_lines
+
 HEADER = "x-toolstand-sim-stream-faults"
 _NEEDLE = HEADER.encode()
 
@@ -44,20 +46,19 @@ class FaultRow:
 
 
 def read(files: Iterable[str]) -> Declared:
-    """The declared faults of every streamed attempt in ``files`` that carries the header
-    (a file that cannot be read declares nothing: the report has warned of it)."""
+    """The declared faults of every streamed attempt in ``files`` that carries the header,
+    line by line as every reader takes them (history.read.bounded_lines: a line over the
+    cap ends the file). A file that cannot be read declares nothing, and the warnings are
+    the report's own, already given."""
     out: Declared = {}
     for name in files:
         try:
             with open(name, "rb") as fh:
-                data = fh.read()
+                for line in bounded_lines(fh, name, []):
+                    if _NEEDLE in line:
+                        _add(out, line)
         except OSError:
             continue
-        if _NEEDLE not in data:
-            continue
-        for line in data.splitlines():
-            if _NEEDLE in line:
-                _add(out, line)
     return out
 
 
@@ -96,7 +97,9 @@ def rows(
         faults = _faults(declared.get((*group, cid, number)), identity)
         (x_passed, x_sig), (y_passed, y_sig) = plain[(cid, number)], streamed[(cid, number)]
         for fault in faults:
-            row = found.get(fault) or found.setdefault(fault, FaultRow(fault))
+            row = found.get(fault)
+            if row is None:
+                row = found[fault] = FaultRow(fault)
             row.streams += 1
             row.differing += x_sig != y_sig
             row.failed_only_streamed += x_passed and not y_passed

@@ -69,15 +69,6 @@ class ToolstandScreen(Screen[None]):
         super()._on_screen_resume(event)
         self._styled_under = inputs
 
-    def restyle_if_stale(self) -> bool:
-        """Restyle now (the app is idle) what the next switch here would: True if it did."""
-        inputs = _style_inputs(self)
-        if self._styled_under is None or inputs == self._styled_under:
-            return False
-        self.update_node_styles(animate=False)
-        self._styled_under = inputs
-        return True
-
     def palette_commands(self) -> Iterator[PaletteCommand]:
         """Commands beyond the screen's bindings, for the command palette."""
         return iter(())

@@ -96,10 +96,11 @@ class AttemptActions(ToolstandScreen):
         self.load_record(row, self._promote)
 
     def _promote(self, rec: dict[str, Any]) -> None:
-        project = self.app.project
-        data, said = promoted_case(rec, project.casefile, project.case_text)
-        found = project.case_line(str(rec.get("case_id")))
-        self.post_message(PromoteToCase(data, said, found[0] if found is not None else None))
+        # the config's case files searched once: for the original's line and its file
+        found = self.app.project.case_line(str(rec.get("case_id")))
+        path, text = (None, None) if found is None else found
+        data, said = promoted_case(rec, self.app.project.casefile, lambda _: text)
+        self.post_message(PromoteToCase(data, said, path))
 
     def rerun_row(self, row: int) -> None:
         ix = self.index
