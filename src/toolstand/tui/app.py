@@ -106,6 +106,14 @@ class ToolstandApp(ToolstandShell):
             tooltip="Jump to a pane: each shows a letter, press one to focus it",
             id="app.jump",
         ),
+        Binding(
+            "f10",
+            "messages",
+            "Messages",
+            show=False,
+            tooltip="Show the status line whole, with the messages before it",
+            id="app.messages",
+        ),
         # priority, or a screen's own Escape would win; it stands aside when no panel is open
         Binding(
             "escape", "close_keys", show=False, priority=True, system=True, id="app.close_keys"
@@ -236,6 +244,16 @@ class ToolstandApp(ToolstandShell):
                 widget.focus()
 
         self.push_screen(JumpOverlay(jump_targets(below)), jumped)
+
+    def action_messages(self) -> None:
+        """The screen's status line whole, with what it said before."""
+        from toolstand.tui.widgets.status_line import StatusLine
+
+        lines = [line for line in self.screen.query(StatusLine) if line.region.area]
+        if lines:
+            lines[0].show_log()
+        else:
+            self.notify("No status line on this screen.", markup=False)
 
     def action_maximize(self) -> None:
         """Fill the screen with the focused pane, or put it back."""
