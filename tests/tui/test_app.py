@@ -93,7 +93,10 @@ async def test_the_list_shows_the_last_known_verdicts(app_for: AppFor, project: 
         table = app.screen.query_one(CaseTable)
         await wait_for(pilot, lambda: "direct_lookup" in app.verdicts)
         await pilot.pause()
-        last = {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[3]) for i in range(3)}
+        last = {
+            str(table.get_row_at(i)[0]): str(table.get_row_at(i)[table.get_column_index("last")])
+            for i in range(3)
+        }
         assert last == {"direct_lookup": "FAIL", "missing_id": "err!", "quote_complete": ""}
 
 

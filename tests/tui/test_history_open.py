@@ -158,7 +158,12 @@ async def test_the_last_column_follows_one_run_and_mode(app_for: AppFor, project
         await pilot.pause()
 
         def last() -> dict[str, str]:
-            return {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[3]) for i in range(2)}
+            return {
+                str(table.get_row_at(i)[0]): str(
+                    table.get_row_at(i)[table.get_column_index("last")]
+                )
+                for i in range(2)
+            }
 
         # the newest attempt's run and mode (p/a auto), not any run's latest verdict
         assert last() == {"direct_lookup": "FAIL", "missing_id": "pass"}

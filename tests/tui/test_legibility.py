@@ -1,5 +1,5 @@
 """Legibility at 80x24 (issue 30): placeholders in templates, "/" in a text field, focus
-after Discard, and focus that shows in 256 colours."""
+after Discard, focus that shows in 256 colours, and the open dialog's path box."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from tests.support.tui import open_history, wait_for
 from tests.support.tui_history import write_history
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.cases import CasesScreen
+from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
+from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
@@ -152,3 +154,68 @@ async def test_a_focused_select_is_distinct_from_an_unfocused_one_in_256_colours
             off = current.rich_style.bgcolor
             assert on is not None and off is not None
             assert _c256(on) != _c256(off), select.id
+
+
+async def test_the_run_bar_s_compact_selects_show_focus_in_256_colours(
+    app_for: AppFor,
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        body = app.screen.query_one("#request-body", TextArea)
+        for which in ("case", "target", "mode"):
+            select = app.screen.query_one(f"#run-{which}", Select)
+            current = select.query_one(SelectCurrent)
+            select.focus()
+            await pilot.pause()
+            on = current.rich_style.bgcolor
+            body.focus()
+            await pilot.pause()
+            off = current.rich_style.bgcolor
+            assert on is not None and off is not None
+            assert _c256(on) != _c256(off), which
+
+
+async def test_the_open_dialog_s_path_box_has_a_border_takes_focus_and_opens_what_is_typed(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    write_history(project, "a.jsonl")
+    recs = write_history(project, "b.jsonl")
+    app = app_for()
+    async with app.run_test(size=SMALL) as pilot:
+        await pilot.press("f3")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        history = app.screen
+        assert isinstance(history, HistoryScreen)
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunPicker))
+        listed = app.screen.query_one("#picker-list", OptionList)
+        await wait_for(pilot, lambda: listed.option_count == 2)
+        box = app.screen.query_one("#picker-path", Input)
+        assert app.focused is box  # typing goes to the path, not the list
+        assert box.styles.border_top[0] not in ("", "none") and box.region.height >= 3
+        highlighted = listed.highlighted_option
+        assert highlighted is not None
+        other = next(n for n in ("a.jsonl", "b.jsonl") if not str(highlighted.id).endswith(n))
+        await pilot.press(*f"runs/{other}")
+        assert isinstance(app.screen, RunPicker)  # nothing opened while typing
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is history)
+        assert history.path == str(project / "runs" / other)  # what was typed, not the list's
+        await wait_for(pilot, lambda: history.index is not None and history.index.rows == len(recs))
+
+
+async def test_slash_in_history_s_filter_text_types_a_slash_and_is_not_offered(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+    app = app_for()
+    async with app.run_test(size=SMALL) as pilot:
+        await open_history(pilot, app, len(recs))
+        await pilot.press("f")
+        field = app.screen.query_one("#f-text", Input)
+        field.focus()
+        await pilot.press("a", "slash", "b")
+        assert field.value == "a/b" and field.has_focus
+        assert "slash" not in footer_keys(app)

@@ -112,7 +112,10 @@ async def test_a_case_without_followup_is_recorded_at_once(app_for: AppFor, proj
         await pilot.pause()
         table = app.screen.query_one(CaseTable)
         row = table.get_row(str(rec_line(project, "missing_id")))
-        assert str(row[3]) == {"pass": "pass", "fail": "FAIL"}[rec["judgement"]["verdict"]]
+        assert (
+            str(row[table.get_column_index("last")])
+            == {"pass": "pass", "fail": "FAIL"}[rec["judgement"]["verdict"]]
+        )
 
 
 def rec_line(project: Path, case_id: str) -> int:

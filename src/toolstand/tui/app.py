@@ -98,6 +98,22 @@ class ToolstandApp(ToolstandShell):
             tooltip="Maximize the focused pane (and back)",
             id="app.maximize",
         ),
+        Binding(
+            "f9",
+            "jump",
+            "Jump",
+            show=False,
+            tooltip="Jump to a pane: each shows a letter, press one to focus it",
+            id="app.jump",
+        ),
+        Binding(
+            "f10",
+            "messages",
+            "Messages",
+            show=False,
+            tooltip="Show the status line whole, with the messages before it",
+            id="app.messages",
+        ),
         # priority, or a screen's own Escape would win; it stands aside when no panel is open
         Binding(
             "escape", "close_keys", show=False, priority=True, system=True, id="app.close_keys"
@@ -214,6 +230,30 @@ class ToolstandApp(ToolstandShell):
     def set_keymap(self, keymap: dict[str, str]) -> None:  # type: ignore[override]
         self.remapped = dict(keymap)
         super().set_keymap(keymap)
+
+    def action_jump(self) -> None:
+        """Letter every pane that takes focus; the letter pressed focuses its pane."""
+        from toolstand.tui.widgets.jump_overlay import JumpOverlay, jump_targets
+
+        if isinstance(self.screen, JumpOverlay):
+            return
+        below = self.screen
+
+        def jumped(widget: Widget | None) -> None:
+            if widget is not None and widget.screen is below:
+                widget.focus()
+
+        self.push_screen(JumpOverlay(jump_targets(below)), jumped)
+
+    def action_messages(self) -> None:
+        """The screen's status line whole, with what it said before."""
+        from toolstand.tui.widgets.status_line import StatusLine
+
+        lines = [line for line in self.screen.query(StatusLine) if line.region.area]
+        if lines:
+            lines[0].show_log()
+        else:
+            self.notify("No status line on this screen.", markup=False)
 
     def action_maximize(self) -> None:
         """Fill the screen with the focused pane, or put it back."""

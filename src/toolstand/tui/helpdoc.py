@@ -30,6 +30,9 @@ TASKS: dict[str, str] = {
     "cases.list": "Find a case",
     "cases.reload": "Find a case",
     # Run
+    "run.bar.case": "Choose what to run",
+    "run.bar.target": "Choose what to run",
+    "run.bar.mode": "Choose what to run",
     "run.go": "Run turn 1",
     "run.paste": "Run turn 1",
     "run.cancel": "Run turn 1",

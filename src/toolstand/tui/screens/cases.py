@@ -40,6 +40,7 @@ from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
 from toolstand.tui.widgets.footer import Footer
 from toolstand.tui.widgets.nav import NavBar
+from toolstand.tui.widgets.status_line import StatusLine
 from toolstand.util.printable import visible, visible_lines
 
 KIND_FILTER = [("tool_call", "tool_call"), ("text", "text"), ("refusal", "refusal"),
@@ -158,7 +159,7 @@ class CasesScreen(CaseListing):
                 yield Select([], prompt="last: no run yet", id="filter-where", compact=True)
                 yield CaseTable(id="case-table")
             with Vertical(id="edit-pane"):
-                yield Static("", id="draft-status", markup=False)
+                yield StatusLine("", id="draft-status")
                 yield CaseForm(self.app.project.contract, id="case-form")
         yield Footer()
 

@@ -43,6 +43,7 @@ from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.filter_bar import LISTED, FilterBar
 from toolstand.tui.widgets.footer import Footer
 from toolstand.tui.widgets.nav import NavBar
+from toolstand.tui.widgets.status_line import StatusLine
 from toolstand.util.printable import visible
 
 FIRST_BYTES = 1 << 18  # the first batch is small: the list paints after a few ms
@@ -115,7 +116,7 @@ class HistoryScreen(AttemptActions, ToolstandScreen):
 
     def compose(self) -> ComposeResult:
         yield NavBar("history")
-        yield Static("no history open · o opens one", id="history-status", markup=False)
+        yield StatusLine("no history open · o opens one", id="history-status")
         with Horizontal(id="history-body"):
             yield FilterBar(today, id="history-filters")
             with Vertical(id="list-box"):

@@ -21,6 +21,7 @@ from toolstand.tui.screens.run_picker import RunPicker
 from toolstand.tui.widgets.footer import Footer
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.report_view import ReportView
+from toolstand.tui.widgets.status_line import StatusLine
 from toolstand.util.printable import visible
 
 
@@ -87,7 +88,7 @@ class ReportScreen(ToolstandScreen):
 
     def compose(self) -> ComposeResult:
         yield NavBar("report")
-        yield Static("no history open · o opens one", id="report-status", markup=False)
+        yield StatusLine("no history open · o opens one", id="report-status")
         yield ReportView(id="report")
         yield Footer()
 

@@ -187,6 +187,9 @@ class RunScreen(RunViews):
             return len(self.stream_arms()) > 1 and not self.busy
         if action == "run":
             return not self.busy and self.app.project.config is not None
+        if action == "choose":  # the footer's keys, unless a turn-2 key needs the room
+            crowded = self.again or self.awaiting_step
+            return crowded == (len(parameters) > 1)
         if action == "step_turn":
             return 0 <= self._turn + int(cast(int, parameters[0])) < len(self.views)
         if action in ("edit_result", "canned", "feedback_styles"):
@@ -195,6 +198,12 @@ class RunScreen(RunViews):
         return True
 
     # --- choosing what to run ----------------------------------------------------------
+
+    def action_choose(self, which: str, _quiet: str = "") -> None:
+        """Focus the bar's ``which`` list (case, target, mode) and open it."""
+        select = self.query_one(f"#run-{which}", Select)
+        select.focus()
+        select.expanded = True
 
     def _selection(self) -> tuple[int, Case, Mode] | None:
         project = self.app.project

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from textual.binding import Binding, BindingType
 
+# the bar's three lists, each with its own key: the footer shows them as one group
+BAR = Binding.Group("Case/run/mode")
+BAR_KEYS: tuple[tuple[str, str, str], ...] = (  # key, the Select's id, what it chooses
+    ("c", "case", "the case"),
+    ("r", "target", "the run (provider/model)"),
+    ("m", "mode", "the mode"),
+)
+
 RUN_BINDINGS: list[BindingType] = [
     Binding("ctrl+g,f5", "run", "Run", tooltip="Run this case live", id="run.go"),
     Binding(
@@ -91,4 +99,22 @@ RUN_BINDINGS: list[BindingType] = [
         tooltip="Pick the feedback style of the repair turn (traceback, path_value, allowed…)",
         id="run.styles",
     ),
+    # letters: a text field (the results editor) types them, as it does the digits
+    *[
+        Binding(
+            key,
+            f"choose('{select}')",
+            what.split()[1].capitalize(),
+            tooltip=f"Choose {what}: open its list",
+            id=f"run.bar.{select}",
+            group=BAR,
+        )
+        for key, select, what in BAR_KEYS
+    ],
+    # the same keys, out of the footer while a turn-2 key fills it at 80 columns (the
+    # screen's check_action enables one set or the other; a keymap moves both)
+    *[
+        Binding(key, f"choose('{select}', 'quiet')", show=False, id=f"run.bar.{select}")
+        for key, select, _what in BAR_KEYS
+    ],
 ]

@@ -26,19 +26,20 @@ from textual.theme import Theme
 
 from toolstand.history import HistoryIndex
 from toolstand.tui.fit import cut_middle
+from toolstand.tui.widgets.columns import Column, pick_layout
 from toolstand.util.printable import visible
 
-# (title, minimum width, share of the width left over); a share of 0 keeps the minimum
-COLUMNS: tuple[tuple[str, int, int], ...] = (
-    ("time", 14, 0),
-    ("provider", 8, 0),
-    ("model", 12, 1),
-    ("case", 12, 3),
-    ("mode", 8, 0),
-    ("#", 2, 0),
-    ("verdict", 7, 0),
-    ("errors", 10, 3),
-    ("network", 7, 0),
+# (title, least width): the content columns are sized to their content above that
+COLUMNS: tuple[tuple[str, int], ...] = (
+    ("time", 14),
+    ("provider", 8),
+    ("model", 10),
+    ("case", 12),
+    ("mode", 8),
+    ("#", 2),
+    ("verdict", 7),
+    ("errors", 10),
+    ("network", 7),
 )
 # what gives way, in turn, when the width is short: the provider, the date, the network time,
 # the time, the mode; the verdict and the errors stay (80x24 with the filter panel open)
@@ -54,22 +55,48 @@ FALLBACKS: tuple[dict[str, int | None], ...] = (
     {**_NARROW, "verdict": 4, "time": None, "mode": None, "model": 8, "case": 8, "errors": 6},
 )
 CUT_MIDDLE = ("case", "model", "provider")  # ids: their ends tell them apart
+CONTENT = ("case", "model", "provider", "mode", "errors")  # raised to their content in turn
+ERRORS_GOAL = 15  # a code such as unexpected_call whole: a list may be longer still
 
 
-def layout(width: int) -> list[tuple[str, int]]:
-    """The columns shown at ``width`` cells and their widths (one space between)."""
+def layout(width: int, wants: dict[str, int] | None = None) -> list[tuple[str, int]]:
+    """The columns shown at ``width`` cells and their widths (one space between), each
+    content column (``wants``: its longest value) sized to its content where it fits: the
+    fullest set of columns in which the case ids and the error codes are whole, the rest
+    to the errors."""
+    wants = wants or {}
+    stages = []
     for change in FALLBACKS:
-        cols = [
-            (t, change.get(t, least), share)
-            for t, least, share in COLUMNS
-            if t not in change or change[t] is not None
-        ]
-        fixed = sum(int(c[1] or 0) for c in cols) + len(cols)  # a space each, and the mark
-        if fixed <= width:
-            break
-    spare = max(0, width - fixed)
-    shares = sum(c[2] for c in cols) or 1
-    return [(t, int(least or 0) + spare * share // shares) for t, least, share in cols]
+        shown = [(t, change.get(t, least)) for t, least in COLUMNS]
+        stages.append(
+            [
+                Column(t, max(len(t), wants[t]) if t in wants else int(least), int(least))
+                for t, least in shown
+                if least is not None
+            ]
+        )
+    raised = [sorted(stage, key=_raise_order) for stage in stages]
+    goals = {"case": wants.get("case", 0), "errors": min(ERRORS_GOAL, wants.get("errors", 0))}
+    # a space before each column and the mark: one cell each
+    widths = pick_layout(width, raised, gap=1, goals=goals, rest="errors")
+    return [(t, widths[t]) for t, _ in COLUMNS if t in widths]
+
+
+def _raise_order(column: Column) -> int:
+    return CONTENT.index(column.key) if column.key in CONTENT else len(CONTENT)
+
+
+def content_widths(ix: HistoryIndex) -> dict[str, int]:
+    """The longest value of each content column in ``ix``, from its distinct values."""
+    wants = {
+        f: max((len(visible(str(v))) for v in ix.facets[f].values), default=0)
+        for f in CONTENT
+        if f != "errors"
+    }
+    wants["errors"] = max(
+        (len(visible(",".join(map(str, v)))) for v in ix.errors.values), default=0
+    )
+    return wants
 
 
 def _fit(text: str, width: int, right: bool = False, middle: bool = False) -> str:
@@ -129,6 +156,8 @@ class AttemptList(ScrollView, can_focus=True):
         self.follow = True  # keep the cursor on the newest row while it grows
         self._cache: LRUCache[tuple[int, int, int], Strip] = LRUCache(512)
         self._width = 80
+        self._wants: dict[str, int] = {}  # the content columns' widths, from the index
+        self._counted: tuple[int, ...] = ()  # the distinct values they were measured on
         self._layout: list[tuple[str, int]] = layout(80)
 
     # --- what is shown -----------------------------------------------------------------
@@ -147,6 +176,7 @@ class AttemptList(ScrollView, can_focus=True):
         keep = None if top else self.current_row
         self.index, self.view = index, view
         self._cache.clear()
+        self._measure()
         self._resize()
         if top:
             self.follow = False
@@ -162,10 +192,29 @@ class AttemptList(ScrollView, can_focus=True):
 
     def grew(self) -> None:
         """More rows were indexed (or matched): resize, and follow the tail if asked."""
+        self._measure()
         self._resize()
         if self.follow and self.count:
             self.cursor = self.count - 1
         self.refresh()
+
+    def _measure(self) -> None:
+        """Size the columns to the index's content again when it has new distinct values."""
+        ix = self.index
+        counted = (
+            ()
+            if ix is None
+            else (
+                *(len(ix.facets[f].values) for f in CONTENT if f != "errors"),
+                len(ix.errors.values),
+            )
+        )
+        if counted == self._counted:
+            return
+        self._counted = counted
+        self._wants = {} if ix is None else content_widths(ix)
+        self._layout = layout(self._width, self._wants)
+        self._cache.clear()
 
     def _resize(self) -> None:
         self.virtual_size = Size(self.size.width, self.count + 1)
@@ -205,7 +254,7 @@ class AttemptList(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         if width != self._width:
-            self._width, self._layout = width, layout(width)
+            self._width, self._layout = width, layout(width, self._wants)
         if y == 0:
             return self._header(width)
         i = self.scroll_offset.y + y - 1

@@ -11,10 +11,12 @@ from textual.widgets.data_table import RowDoesNotExist
 
 from toolstand.tui.fit import fit_id
 from toolstand.tui.model.case_rows import Row
+from toolstand.tui.widgets.columns import Column, pick_layout
+from toolstand.util.printable import visible
 
 _VERDICT_STYLE = {"pass": "green", "FAIL": "bold red", "err!": "yellow"}
-CATEGORY_WIDTH, EXPECTS_WIDTH = 10, 9
-MIN_ID = 14  # narrower than this, the category column gives way to the id
+LEAST = {"id": 14, "category": 6, "expects": 6, "last": 4}  # narrower, a column is no use
+TITLES = {"id": "id", "category": "category", "expects": "expects", "last": "last"}
 
 
 class CaseTable(DataTable[str | Text]):
@@ -37,14 +39,32 @@ class CaseTable(DataTable[str | Text]):
             self.show(self.listed, self.current_line)
 
     def _columns(self, width: int) -> bool:
-        """Columns that fit ``width`` cells, the last verdict always among them: the id
-        takes what is left, and a narrow pane (80 columns) drops the category, which
-        the filter above still offers. True when they changed."""
-        room = max(0, width - 2)  # the vertical scrollbar
-        widths = {"id": 0, "category": CATEGORY_WIDTH, "expects": EXPECTS_WIDTH, "last": 4}
-        if room - 2 * len(widths) - sum(widths.values()) < MIN_ID:
-            del widths["category"]
-        widths["id"] = max(MIN_ID, room - 2 * len(widths) - sum(widths.values()))
+        """Columns sized to the rows' content in ``width`` cells, the last verdict always
+        among them: the id is raised to its longest first and takes what is left; when
+        it cannot be whole, the category (which the filter above still offers) gives way.
+        True when they changed."""
+        rows = self.listed
+        content = {
+            "id": (r.case_id for r in rows),
+            "category": (r.category for r in rows),
+            "expects": (r.expected for r in rows),
+            "last": (r.verdict for r in rows),
+        }
+        cols = {
+            key: Column(
+                key,
+                max(len(TITLES[key]), max((len(visible(str(v))) for v in values), default=0)),
+                LEAST[key],
+            )
+            for key, values in content.items()
+        }
+        order = [cols["id"], cols["expects"], cols["category"], cols["last"]]
+        stages = [order, [c for c in order if c.key != "category"]]
+        # the vertical scrollbar takes 2; each cell is padded by one on both sides
+        fitted = pick_layout(
+            max(0, width - 2), stages, gap=2, goals={"id": cols["id"].want}, rest="id"
+        )
+        widths = {k: fitted[k] for k in TITLES if k in fitted}  # in the table's order
         if widths == self.widths:
             return False
         self.widths = widths
@@ -58,6 +78,7 @@ class CaseTable(DataTable[str | Text]):
 
         A refresh is not the user choosing a case: its highlight messages are dropped."""
         self.listed = rows
+        self._columns(self.size.width)
         with self.prevent(DataTable.RowHighlighted):
             self._fill(rows, keep_line)
 

@@ -5,23 +5,26 @@ from __future__ import annotations
 import time
 
 from textual.timer import Timer
-from textual.widgets import Static
+
+from toolstand.tui.widgets.status_line import StatusLine
 
 TICK_S = 0.1  # how often the clock of a request in flight repaints
 
 
-class RunStatus(Static):
-    """One line of text; ``-busy`` while a request is in flight, ``-failed`` after a problem."""
+class RunStatus(StatusLine):
+    """One line of text; ``-busy`` while a request is in flight, ``-failed`` after a problem.
+
+    The clock's ticks are not kept in the line's log of messages."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("", id=id, markup=False)
+        super().__init__("", id=id)
         self._t0 = 0.0
         self._what = ""
         self._ticker: Timer | None = None
 
     def say(self, text: str, state: str = "") -> None:
         """Show ``text``; ``state`` is "", "busy" or "failed"."""
-        self.update(text)
+        self.update(text, keep=state != "busy")
         self.set_class(state == "busy", "-busy")
         self.set_class(state == "failed", "-failed")
 

@@ -1,0 +1,86 @@
+"""Table columns sized to their content (issue 30, "nothing is cut without a way to read
+it"): Cases' ids and History's case ids and error codes whole at 80 columns, the rest of
+a wide pane to the errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.support.tui import open_history
+from tests.support.tui_history import write_history
+from toolstand.tui.app import ToolstandApp
+from toolstand.tui.widgets.attempt_list import AttemptList, layout
+from toolstand.tui.widgets.case_list import CaseTable
+from toolstand.tui.widgets.columns import Column, fit_widths, pick_layout
+
+AppFor = Callable[..., ToolstandApp]
+
+
+def test_columns_take_their_content_and_the_rest_goes_to_one() -> None:
+    cols = [Column("id", 21, 14), Column("expects", 14, 6), Column("last", 4, 4)]
+    assert fit_widths(60, cols, rest="id") == {"id": 21 + 21, "expects": 14, "last": 4}
+    # short of room: the id is raised first, the others keep their least
+    assert fit_widths(31, cols, rest="id") == {"id": 21, "expects": 6, "last": 4}
+    # content narrower than the least takes no more than it needs
+    assert fit_widths(20, [Column("mode", 4, 8)]) == {"mode": 4}
+
+
+def test_a_column_gives_way_only_when_a_goal_cannot_be_met_with_it() -> None:
+    full = [Column("id", 21, 14), Column("category", 8, 6), Column("last", 4, 4)]
+    stages = [full, [full[0], full[2]]]
+    wide = pick_layout(50, stages, gap=2, goals={"id": 21})
+    assert wide == {"id": 21, "category": 8, "last": 4}
+    narrow = pick_layout(33, stages, gap=2, goals={"id": 21})
+    assert narrow == {"id": 21, "last": 4}  # the category went so that the id is whole
+    # no stage meets the goal: the fullest that fits, not one that gave up more in vain
+    assert pick_layout(30, stages, gap=2, goals={"id": 99}) == {"id": 14, "category": 6, "last": 4}
+
+
+def test_history_columns_hold_case_ids_and_codes_whole_from_80_columns() -> None:
+    wants = {"case": 26, "errors": 15, "model": 14, "provider": 3, "mode": 8}
+    for width in range(40, 160):
+        shown = dict(layout(width, wants))
+        assert {"verdict", "errors", "case"} <= shown.keys(), width
+        assert sum(shown.values()) + len(shown) <= width, width
+        if width >= 78:  # 80 columns less the scrollbar
+            assert shown["case"] >= 26 and shown["errors"] >= 15 and "time" in shown, width
+        if width >= 100:
+            assert "network" in shown, width
+    assert dict(layout(150, wants))["errors"] > 15  # the rest to the errors
+
+
+def row_text(lst: AttemptList, model: str, case: str, recs: list[dict[str, object]]) -> str:
+    lst.cursor = next(i for i, r in enumerate(recs) if r["model"] == model and r["case_id"] == case)
+    return "".join(s.text for s in lst.render_line(lst.cursor - lst.scroll_offset.y + 1))
+
+
+async def test_history_shows_case_ids_and_error_codes_whole_at_80_and_120_columns(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+    for size, panel in (((80, 24), False), ((120, 40), True)):
+        app = app_for()
+        async with app.run_test(size=size) as pilot:
+            screen = await open_history(pilot, app, len(recs))
+            if panel:
+                await pilot.press("f")  # the filter panel open beside the list
+            await pilot.pause()
+            lst = screen.query_one(AttemptList)
+            line = row_text(lst, "sim-eager", "cancel_implicit", recs)
+            await pilot.pause()
+            assert "cancel_implicit" in line and "FAIL" in line, (size, line)
+            assert "unexpected_call" in line, (size, line)
+            header = "".join(s.text for s in lst.render_line(0))
+            assert len(header.rstrip()) <= lst.scrollable_content_region.width
+
+
+async def test_the_case_list_shows_the_ids_whole_at_80x24(app_for: AppFor) -> None:
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(CaseTable)
+        ids = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+        assert "quote_missing_service" in ids and "quote_missing_weight" in ids
+        assert "last" in table.widths  # the last verdict stays
+        assert sum(w + 2 for w in table.widths.values()) <= table.size.width - 2
