@@ -9,12 +9,13 @@ same request shows the same bug every time, as a real server's parser would; the
 transient ones (``error_inband``, ``no_terminal``) draw afresh per request, so a retry
 can get through.
 
-Faults of one group exclude each other (two ways of cutting one call's arguments, of
-ending one choice, of mangling one batch of calls: ``call_lost`` leaves one call, whose
-index nothing can reuse). A group draws once, at its first member, and its members share
-that draw by their rates, in order: each shows at its own rate, whatever its place (rates
-that add up past 1 are shared in proportion). The members' own draws are still taken, so
-a fault's draw stays where it is whatever the group's outcome.
+Faults of one group exclude each other (the ways of cutting one call's arguments, of
+ending one choice, of mangling one batch of parallel calls: ``call_lost`` loses the
+calls after the first, or their arguments; ``index_reuse`` gives them all index 0). A
+group draws once, at its first member, and its members share that draw by their rates,
+in order: each shows at its own rate, whatever its place (rates that add up past 1 are
+shared in proportion). The members' own draws are still taken, so a fault's draw stays
+where it is whatever the group's outcome.
 
 Answer-level faults (``value_coerced``, ``args_empty_zero_param``, ``call_lost``, and
 ``args_lost`` on Gemini, whose calls arrive whole) change the answer before it is
