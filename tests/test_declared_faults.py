@@ -49,9 +49,9 @@ def test_only_streamed_attempts_with_a_string_header_declare(tmp_path: Path) -> 
     declared = declared_faults.read([str(write(tmp_path / "h.jsonl", lines)), "missing.jsonl"])
     assert declared == {
         ("sim-chat", "sim-streambug", "auto", None, "a", 1): [
-            ("r1", ("args_lost", "value_coerced"))
+            ("r1", ("args_lost", "value_coerced"), ())
         ],
-        ("sim-chat", "sim-streambug", "auto", None, "i", 1): [("r1", ())],
+        ("sim-chat", "sim-streambug", "auto", None, "i", 1): [("r1", (), ())],
     }
 
 
@@ -75,7 +75,51 @@ def test_rows_pair_each_stream_with_its_run_and_count_what_it_cost(tmp_path: Pat
     ]
     assert got[0].to_dict() == {
         "fault": "json_padding", "streams": 2, "differing": 1, "failed_only_streamed": 1,
+        "retried": 0,
     }  # fmt: skip
+
+
+def retried_try(faults: str) -> dict[str, Any]:
+    return {"status": 200, "error_code": "stream_interrupted", "waited_s": 0.01,
+            "headers": {HEADER: faults}}  # fmt: skip
+
+
+def test_a_class_declared_on_a_retried_try_is_declared_for_the_attempt(tmp_path: Path) -> None:
+    """A transient fault fails its try and the transport retries: the record keeps that
+    try's headers in tries[] and the final try's in the response. The class counts for
+    the attempt (streams, retried), but not as reading differently: the stream that was
+    judged did not carry it."""
+    final = {"status": 200, "error_code": None, "waited_s": None}
+    lines = [
+        orjson.dumps(attempt("a", 1, "value_coerced", tries=[
+            retried_try("no_terminal,value_coerced"), retried_try("error_inband"), final,
+        ])) + b"\n",
+        # the final try declared nothing (no header), a retried one did
+        orjson.dumps({**attempt("b", 1, "x", tries=[retried_try("no_terminal"), final]),
+                      "response": {"status": 200, "headers": {}}}) + b"\n",
+        # the last entry is the final try: its headers would be the response's, not read
+        orjson.dumps(attempt("c", 1, "json_padding", tries=[retried_try("error_inband")])) + b"\n",
+        orjson.dumps(attempt("d", 1, "json_padding", tries="nope")) + b"\n",
+        orjson.dumps(attempt("e", 1, "json_padding", tries=[7, {"headers": [1]}, {}])) + b"\n",
+    ]  # fmt: skip
+    declared = declared_faults.read([str(write(tmp_path / "h.jsonl", lines))])
+    assert declared[(*GROUP, "a", 1)] == [
+        ("r1", ("value_coerced",), ("error_inband", "no_terminal", "value_coerced"))
+    ]
+    assert declared[(*GROUP, "b", 1)] == [("r1", (), ("no_terminal",))]
+    for cid in "cde":
+        assert declared[(*GROUP, cid, 1)] == [("r1", ("json_padding",), ())]
+    keys = [("a", 1), ("b", 1)]
+    plain = {k: (True, "same") for k in keys}
+    streamed = {("a", 1): (False, "other"), ("b", 1): (True, "same")}
+    got = declared_faults.rows(declared, GROUP, "r1", plain, streamed)
+    assert got == [
+        FaultRow("value_coerced", streams=1, differing=1, failed_only_streamed=1, retried=1),
+        FaultRow("no_terminal", streams=2, differing=0, failed_only_streamed=0, retried=2),
+        FaultRow("error_inband", streams=1, differing=0, failed_only_streamed=0, retried=1),
+    ]
+    text = "\n".join(declared_faults.lines(got))
+    assert f"    {'no_terminal':<24} {2:>7} {0:>17} {0:>21} {2:>8}" in text
 
 
 def test_the_text_spells_control_characters_and_cuts_long_names(tmp_path: Path) -> None:

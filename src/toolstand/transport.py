@@ -103,7 +103,10 @@ class RetryPolicy:
 
 @dataclass
 class Try:
-    """One HTTP try: what came back and how long we waited after it."""
+    """One HTTP try: what came back and how long we waited after it. A try that was
+    retried and got an answer also keeps that answer's useful headers, e.g. the stream
+    faults its server declared (else None, and not in the record: the final try's are
+    the response's)."""
 
     status: int | None
     error_code: str | None
@@ -111,10 +114,11 @@ class Try:
     retry_after_s: float | None = None
     waited_s: float | None = None
     message: str | None = None
+    headers: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         # by hand: dataclasses.asdict deep-copies, and this runs for every try
-        return {
+        out: dict[str, Any] = {
             "status": self.status,
             "error_code": self.error_code,
             "elapsed_ms": self.elapsed_ms,
@@ -122,6 +126,9 @@ class Try:
             "waited_s": self.waited_s,
             "message": self.message,
         }
+        if self.headers is not None:  # a retried try's: most records have none to keep
+            out["headers"] = self.headers
+        return out
 
 
 @dataclass
@@ -362,6 +369,8 @@ async def exchange(
         ):
             break  # nor before the attempt's deadline
         this.waited_s = wait
+        if got.headers:
+            this.headers = scrub(got.headers, secrets)
         await sleep(wait)
     return Exchange(
         status=got.status,

@@ -83,5 +83,8 @@ def test_json_copy_is_a_deep_copy() -> None:
 
 def test_a_try_record_holds_every_field() -> None:
     t = Try(429, "rate_limited", 1.5, retry_after_s=0.2, waited_s=0.2, message="slow down")
+    t.headers = {"retry-after": "0.2"}  # a retried try keeps its answer's headers
     assert t.to_dict() == dataclasses.asdict(t)
     assert list(t.to_dict()) == [f.name for f in dataclasses.fields(Try)]
+    t.headers = None  # the rest do not: the key is left out of the record
+    assert t.to_dict() == {k: v for k, v in dataclasses.asdict(t).items() if k != "headers"}

@@ -26,7 +26,11 @@ STREAMBUG = {"provider": "sim", "model": "sim-streambug", "api": "openai-chat", 
 async def test_a_streamed_turn_lists_its_events_as_they_arrive(
     app_for: AppFor, project: Path
 ) -> None:
-    write_config(project, runs=[STREAMBUG], stream=True)
+    # framing only (a call in one delta): turn 1 reads right whatever the seed draws
+    sim = {**orjson.loads((project / "config.example.json").read_bytes()).get("sim", {})}
+    write_config(
+        project, runs=[STREAMBUG], stream=True, sim={**sim, "stream_faults": {"args_whole": 1.0}}
+    )
     live: list[StreamEvent] = []
 
     def hook(message: Message) -> None:

@@ -7,7 +7,15 @@ calls, ``value_coerced`` a number ...). The draws of the faults that change what
 model said come from a stream keyed by the request without its repetition count, so the
 same request shows the same bug every time, as a real server's parser would; the
 transient ones (``error_inband``, ``no_terminal``) draw afresh per request, so a retry
-can get through. Faults of one group exclude each other: the first drawn wins.
+can get through.
+
+Faults of one group exclude each other (the ways of cutting one call's arguments, of
+ending one choice, of mangling one batch of parallel calls: ``call_lost`` loses the
+calls after the first, or their arguments; ``index_reuse`` gives them all index 0). A
+group draws once, at its first member, and its members share that draw by their rates,
+in order: each shows at its own rate, whatever its place (rates that add up past 1 are
+shared in proportion). The members' own draws are still taken, so a fault's draw stays
+where it is whatever the group's outcome.
 
 Answer-level faults (``value_coerced``, ``args_empty_zero_param``, ``call_lost``, and
 ``args_lost`` on Gemini, whose calls arrive whole) change the answer before it is
@@ -60,9 +68,11 @@ STREAM_FAULTS: dict[str, tuple[str, ...]] = {
 assert tuple(STREAM_FAULTS) == STREAM_FAULT_IDS  # the vocabulary, in its order
 TRANSIENT = frozenset({"error_inband", "no_terminal"})
 _GROUPS = (
-    frozenset({"args_whole", "args_lost", "args_cumulative"}),
-    frozenset({"finish_wrong", "finish_missing", "finish_repeated", "finish_with_delta"}),
+    ("args_whole", "args_lost", "args_cumulative"),
+    ("finish_wrong", "finish_missing", "finish_repeated", "finish_with_delta"),
+    ("call_lost", "index_reuse"),
 )
+_GROUP_OF = {fault: group for group in _GROUPS for fault in group}
 _NEEDS_CALL = frozenset(
     {
         *("args_whole", "args_lost", "args_cumulative", "id_missing", "id_per_delta"),
@@ -76,14 +86,30 @@ def pick(
 ) -> frozenset[str]:
     """The faults this streamed answer shows (see the module's docstring)."""
     chosen: set[str] = set()
+    winners: dict[tuple[str, ...], str | None] = {}
     for fault, apis in STREAM_FAULTS.items():
         u = (fresh if fault in TRANSIENT else stable).uniform()  # drawn always: aligned
-        if api not in apis or u >= rates.get(fault, 0.0) or not _applies(fault, answer):
-            continue
-        if any(fault in g and chosen & g for g in _GROUPS):
-            continue
-        chosen.add(fault)
+        group = _GROUP_OF.get(fault)
+        if group is not None:
+            if group not in winners:  # the group's draw is its first member's
+                winners[group] = _share(group, rates, u)
+            drawn = winners[group] == fault
+        else:
+            drawn = u < rates.get(fault, 0.0)
+        if drawn and api in apis and _applies(fault, answer):
+            chosen.add(fault)
     return frozenset(chosen)
+
+
+def _share(group: tuple[str, ...], rates: Mapping[str, float], u: float) -> str | None:
+    """The member of ``group`` whose share of [0, 1) holds ``u``, each share its rate."""
+    scale = max(1.0, sum(rates.get(f, 0.0) for f in group))
+    edge = 0.0
+    for fault in group:
+        edge += rates.get(fault, 0.0) / scale
+        if u < edge:
+            return fault
+    return None
 
 
 def _applies(fault: str, answer: Answer) -> bool:
