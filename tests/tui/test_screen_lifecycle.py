@@ -5,14 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
+from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Select
 
 from tests.support.tui import SIZE, settle, wait_for
 from tests.support.tui_history import write_history
 from toolstand.tui.app import ToolstandApp
+from toolstand.tui.model.verdicts import LastVerdict
 from toolstand.tui.screens import history as history_screen
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.history import HistoryScreen
@@ -36,6 +40,18 @@ def no_poll(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 ALL = {"cases", "run", "history", "report"}
+
+
+def _built(app_for: AppFor, project: Path) -> tuple[ToolstandApp, list[dict[str, Any]]]:
+    """A history in runs/ and an app over it (run it, then wait for ``_ready``)."""
+    return app_for(), write_history(project)
+
+
+async def _ready(pilot: Pilot[Any], app: ToolstandApp, key: str) -> Screen[Any]:
+    """Every screen built ahead, then ``key`` pressed: the screen it shows."""
+    await wait_for(pilot, lambda: app.built_modes == ALL)
+    await pilot.press(key)
+    return app.screen
 
 
 def _append(path: Path, rec: dict[str, object]) -> None:
@@ -85,12 +101,9 @@ async def test_a_screen_visited_twice_is_the_same_screen(app_for: AppFor) -> Non
 async def test_a_history_appended_while_away_is_shown_on_return(
     app_for: AppFor, project: Path
 ) -> None:
-    recs = write_history(project)
-    app = app_for()
+    app, recs = _built(app_for, project)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.built_modes == ALL)
-        await pilot.press("f3")
-        screen = app.screen
+        screen = await _ready(pilot, app, "f3")
         assert isinstance(screen, HistoryScreen)
         await wait_for(
             pilot, lambda: screen.result is not None and len(screen.result.rows) == len(recs)
@@ -111,12 +124,9 @@ async def test_a_history_appended_while_away_is_shown_on_return(
 async def test_a_report_is_recomputed_on_return_only_when_its_file_changed(
     app_for: AppFor, project: Path
 ) -> None:
-    recs = write_history(project)
-    app = app_for()
+    app, recs = _built(app_for, project)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.built_modes == ALL)
-        await pilot.press("f4")
-        screen = app.screen
+        screen = await _ready(pilot, app, "f4")
         assert isinstance(screen, ReportScreen)
         await wait_for(pilot, lambda: screen.report is not None)
         first = screen.report
@@ -132,3 +142,22 @@ async def test_a_report_is_recomputed_on_return_only_when_its_file_changed(
         await wait_for(pilot, lambda: screen.report is not first)
         assert screen.report is not None
         assert sum(g.attempted for g in screen.report.groups) == attempted + 1
+
+
+async def test_a_verdict_recorded_on_another_screen_is_listed_on_return_to_cases(
+    app_for: AppFor,
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cases = app.screen
+        table = cases.query_one(CaseTable)
+        first = str(table.get_row_at(0)[0])
+        await pilot.press("f2")
+        await settle(pilot)
+        app.record_verdict(first, LastVerdict("fail", "p/m auto"))
+        await pilot.press("f1")
+        await settle(pilot)
+        assert app.screen is cases
+        assert str(table.get_row_at(0)[0]) == first
+        assert str(table.get_row_at(0)[3]) == "FAIL"

@@ -289,8 +289,8 @@ class ToolstandApp(ToolstandShell):
             screen.maximized = pane  # Textual's own maximize refuses containers
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "close_keys":
-            return bool(self.screen.query(HelpPanel))
+        if action == "close_keys":  # asked on every binding update: the screen's own children
+            return bool(self.screen.query_children(HelpPanel))  # where Textual mounts it
         return True
 
     def action_close_keys(self) -> None:
