@@ -93,13 +93,15 @@ async def _until(app: Any, screen: Any, events: list[asyncio.Event]) -> None:
         await asyncio.sleep(0.001)
 
 
-async def _refreshed(app: Any) -> None:
+async def _refreshed(app: Any, with_app: bool = True) -> None:
     """Until every node of the current screen (and the app) has processed what it had
     queued, and then the screen has refreshed (``call_after_refresh``: run once its
     messages are processed and it is drawn); again while that mounted new widgets."""
     while True:
         screen = app.screen
-        nodes = [app, *screen.walk_children(with_self=True)]
+        shown = screen.walk_children(with_self=True)
+        # with_app=False: what the screen shows, not what the app does after it
+        nodes = [app, *shown] if with_app else shown
         queued = []
         for node in nodes:
             event = asyncio.Event()
@@ -109,7 +111,7 @@ async def _refreshed(app: Any) -> None:
         drawn = asyncio.Event()
         if screen.call_after_refresh(drawn.set):
             await _until(app, screen, [drawn])
-        if app.screen is screen and len(screen.walk_children(with_self=True)) == len(nodes) - 1:
+        if app.screen is screen and len(screen.walk_children(with_self=True)) == len(shown):
             return
 
 
@@ -131,10 +133,11 @@ async def _settled(pilot: Any, check: Callable[[], bool]) -> None:
 
 
 async def _drawn(pilot: Any, check: Callable[[], bool]) -> None:
-    """Until ``check`` holds and a refresh has run (no wait for background workers)."""
+    """Until ``check`` holds and a refresh has run (no wait for background workers, nor
+    for the app's own queue: the screens it builds out of sight after the first paint)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        await _refreshed(pilot.app)
+        await _refreshed(pilot.app, with_app=False)
         if check():
             return
         await asyncio.sleep(0.001)
