@@ -39,6 +39,7 @@ from toolstand.tui.shell import ToolstandShell
 from toolstand.util.printable import visible
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
+FIRST_FRAME_S = 0.25  # the first screen is drawn by then; the others are built after it
 BLURRED_CURSOR = 0.2  # how much of the foreground a cursor row keeps when its list is not focused
 
 
@@ -144,8 +145,9 @@ class ToolstandApp(ToolstandShell):
         await self.switch_mode(self.start_mode)
         # after the first screen is drawn: the imports would compete with it for the GIL
         self.call_after_refresh(self._warm_up)
-        # the screen's own refresh: once it has handled its messages and is drawn
-        self.screen.call_after_refresh(self._build_modes)
+        # after the first frame: switch_mode holds drawing back for 50 ms (delay_update),
+        # and a build started before it ends would hold the first paint back with it
+        self.set_timer(FIRST_FRAME_S, self._build_modes)
 
     @work(group="build-modes", exit_on_error=False)
     async def _build_modes(self) -> None:
