@@ -32,6 +32,15 @@ def no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(widget.cursor_blink, "_default", False)
 
 
+@pytest.fixture(autouse=True)
+def built_on_first_visit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No screen is built ahead, out of sight: a test that ends while one is half-built
+    would see it torn down mid-mount (``run_test`` shuts the app down at once), and each
+    app would pay for three screens it may never show. test_screen_lifecycle.py builds
+    them ahead, as the app does."""
+    monkeypatch.setattr(ToolstandApp, "BUILT_AHEAD", ())
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     for folder in ("cases", "contracts", "prompts"):

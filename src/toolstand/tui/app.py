@@ -6,11 +6,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import gc
 import importlib
 import os
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,6 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.color import Color, ColorParseError
 from textual.containers import ScrollableContainer
 from textual.message import Message
+from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.widget import Widget
 from textual.widgets import HelpPanel, Input
@@ -35,6 +39,7 @@ from toolstand.tui.shell import ToolstandShell
 from toolstand.util.printable import visible
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
+FIRST_FRAME_S = 0.25  # the first screen is drawn by then; the others are built after it
 BLURRED_CURSOR = 0.2  # how much of the foreground a cursor row keeps when its list is not focused
 
 
@@ -73,6 +78,9 @@ class ToolstandApp(ToolstandShell):
     """Cases, Run (and History, Report) over the same project files."""
 
     TITLE = "toolstand"
+    # built out of sight after the first paint and kept mounted: their first visit is a
+    # switch, not a build (tests monkeypatch this to () and build on the first visit)
+    BUILT_AHEAD: ClassVar[tuple[str, ...]] = tuple(e.mode for e in SCREENS)
     # History's and Report's rules too: read once at start, they never restyle the
     # screens already shown when History is first visited (see screens/base.py)
     CSS_PATH: ClassVar = ["toolstand.tcss", "history.tcss"]
@@ -127,17 +135,72 @@ class ToolstandApp(ToolstandShell):
 
         verdicts: Verdicts
 
+    @dataclass
+    class BuildMode(Message):
+        """Build the screen of ``mode`` out of sight; ``done`` is set once it is built."""
+
+        mode: str
+        done: asyncio.Event = field(default_factory=asyncio.Event)
+
     def __init__(self, project: Project, *, start_mode: str = "cases") -> None:
         super().__init__(project)
         self.start_mode = start_mode
+        self.built_modes: set[str] = set()  # each mode's screen is built once, kept mounted
         for entry in SCREENS:
-            self.add_mode(entry.mode, factory(entry))
+            self.add_mode(entry.mode, self._builder(entry.mode, factory(entry)))
+
+    def _builder(self, mode: str, make: Callable[[], Screen[None]]) -> Callable[[], Screen[None]]:
+        def build() -> Screen[None]:
+            self.built_modes.add(mode)
+            return make()
+
+        return build
 
     async def on_mount(self) -> None:
         self._load_verdicts()
         await self.switch_mode(self.start_mode)
         # after the first screen is drawn: the imports would compete with it for the GIL
         self.call_after_refresh(self._warm_up)
+        # after the first frame: switch_mode holds drawing back for 50 ms (delay_update),
+        # and a build started before it ends would hold the first paint back with it
+        self.set_timer(FIRST_FRAME_S, self._build_modes)
+
+    @work(group="build-modes", exit_on_error=False)
+    async def _build_modes(self) -> None:
+        # one screen at a time, each in the app's own handler: a key pressed meanwhile
+        # waits for that one build only, and then reaches the screen it was pressed on
+        for mode in self.BUILT_AHEAD:
+            build = self.BuildMode(mode)
+            self.post_message(build)
+            await build.done.wait()
+        # what is alive now lives as long as the app (the screens, their widgets, the
+        # modules): out of the collector's sight, or each full collection walks it all
+        # again, a pause of 100-200 ms landing on whatever key comes next
+        gc.freeze()
+
+    @on(BuildMode)
+    async def _build_mode(self, message: BuildMode) -> None:
+        """Build and mount ``message.mode``'s screen without showing it, so its first
+        visit costs what a later one does (k9s and lazygit keep their views mounted)."""
+        try:
+            here = self.current_mode
+            # a modal open (a confirm, the help) is left alone: the screen waits for its visit
+            if (
+                message.mode in self.built_modes
+                or len(self.screen_stack) > 1
+                or not self.is_running
+            ):
+                return
+            with self.batch_update():  # nothing is drawn until the screen we left is back
+                await self.switch_mode(message.mode)
+                if not self.is_running:  # the app quit meanwhile: its modes are gone
+                    return
+                # the new screen's styles are counted as current: Textual would re-read
+                # every stylesheet at its first visit otherwise
+                self.refresh_css(animate=False)
+                await self.switch_mode(here)
+        finally:
+            message.done.set()
 
     @work(thread=True, exclusive=True, group="warm-up", exit_on_error=False)
     def _warm_up(self) -> None:
@@ -268,8 +331,8 @@ class ToolstandApp(ToolstandShell):
             screen.maximized = pane  # Textual's own maximize refuses containers
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "close_keys":
-            return bool(self.screen.query(HelpPanel))
+        if action == "close_keys":  # asked on every binding update: the screen's own children
+            return bool(self.screen.query_children(HelpPanel))  # where Textual mounts it
         return True
 
     def action_close_keys(self) -> None:

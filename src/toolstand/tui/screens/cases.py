@@ -131,6 +131,7 @@ class CasesScreen(CaseListing):
         self._next_note: str | None = None  # a note for the draft about to be loaded
         self.where: str | None = None  # the run and mode whose verdicts "last" shows
         self._listed_wheres: list[str] = []
+        self.stale = False  # verdicts came while another screen was shown: re-list on return
 
     def compose(self) -> ComposeResult:
         yield NavBar("cases", str(self.app.project.cases_path.name))
@@ -164,12 +165,23 @@ class CasesScreen(CaseListing):
         yield Footer()
 
     def on_mount(self) -> None:
-        # new verdicts (a live run, the runs folder scanned) re-list the cases
-        self.watch(self.app, "verdicts_version", lambda _: self.show_verdicts(), init=False)
+        # new verdicts (a live run, the runs folder scanned) re-list the cases: now if
+        # shown, else on the return here (a rerun on the Run screen need not wait for it)
+        self.watch(self.app, "verdicts_version", lambda _: self._verdicts_changed(), init=False)
         self.show_verdicts()
         table = self.query_one(CaseTable)
         if table.current_line is not None:
             self._open_line(table.current_line)
+
+    def _verdicts_changed(self) -> None:
+        self.stale = not self.is_current
+        if not self.stale:
+            self.show_verdicts()
+
+    def on_screen_resume(self) -> None:
+        if self.stale:
+            self.stale = False
+            self.show_verdicts()
 
     # --- the list ----------------------------------------------------------------------
 

@@ -168,10 +168,13 @@ class HistoryScreen(AttemptActions, ToolstandScreen):
         wanted = self.app.history_path
         if wanted and self.path is not None and wanted != self.path:
             self.open(wanted)
+        else:
+            self._poll()  # what was appended while away: only the new tail is read
 
     def _poll(self) -> None:
-        """Follow a file still being written: the worker stats it and reads the new tail."""
-        if self.index is not None and not self.indexing:
+        """Follow a file still being written: the worker stats it and reads the new tail.
+        Only while shown: a screen kept mounted out of sight catches up on its return."""
+        if self.index is not None and not self.indexing and self.is_current:
             self._grow(self.index)
 
     def _grow(self, ix: HistoryIndex) -> None:

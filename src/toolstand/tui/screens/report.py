@@ -3,6 +3,7 @@ thread worker (its fast path), shown by ReportView, exported by reporting/format
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,14 @@ def export_paths(runs_dir: Path, history: str) -> tuple[Path, Path]:
     """Where the exports of ``history`` go: runs/<stem>.report.json and .errors.csv."""
     stem = Path(history).stem
     return runs_dir / f"{stem}.report.json", runs_dir / f"{stem}.errors.csv"
+
+
+Stamp = tuple[int, int]  # a file's size and modification time (ns): what it was computed at
+
+
+def stamp_of(path: str) -> Stamp:
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns
 
 
 class ReportScreen(ToolstandScreen):
@@ -73,6 +82,7 @@ class ReportScreen(ToolstandScreen):
         path: str
         report: Report | None
         error: str = ""
+        stamp: Stamp | None = None
 
     @dataclass
     class Exported(Message):
@@ -85,6 +95,8 @@ class ReportScreen(ToolstandScreen):
         super().__init__()
         self.path: str | None = None
         self.report: Report | None = None
+        self.stamp: Stamp | None = None  # the file as the report on show was computed from
+        self.computing = False
 
     def compose(self) -> ComposeResult:
         yield NavBar("report")
@@ -99,6 +111,9 @@ class ReportScreen(ToolstandScreen):
             self.open(wanted)
         elif self.path is None:
             self._newest()
+        elif not self.computing:  # kept mounted: recomputed only if the file changed
+            self.computing = True
+            self._compute(self.path, self.stamp)
 
     @work(thread=True, exclusive=True, group="pick", exit_on_error=False)
     def _newest(self) -> None:
@@ -115,21 +130,28 @@ class ReportScreen(ToolstandScreen):
         self.path = path
         self.query_one(NavBar).set_detail(visible(Path(path).name))
         self._say(f"computing the metrics of {Path(path).name} …")
+        self.computing = True
         self._compute(path)
 
     @work(thread=True, exclusive=True, group="compute", exit_on_error=False)
-    def _compute(self, path: str) -> None:
+    def _compute(self, path: str, unless: Stamp | None = None) -> None:
+        """The metrics of ``path``; nothing new when it is still as stamped ``unless``."""
         try:
-            report = compute_files([path], collect_failures=True)
+            stamp = stamp_of(path)
+            report = None if stamp == unless else compute_files([path], collect_failures=True)
         except OSError as exc:
             self.post_message(self.Computed(path, None, f"cannot read {path}: {exc.strerror}"))
             return
-        self.post_message(self.Computed(path, report))
+        self.post_message(self.Computed(path, report, stamp=stamp))
 
     @on(Computed)
     def _computed(self, event: Computed) -> None:
         if event.path != self.path:
             return
+        self.computing = False
+        if event.report is None and not event.error:
+            return  # unchanged since the report on show
+        self.stamp = event.stamp
         if event.report is None:
             self._say(event.error)
             self.notify(visible(event.error), severity="error", markup=False)
