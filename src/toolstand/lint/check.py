@@ -9,7 +9,6 @@ from typing import Any
 
 import orjson
 
-from toolstand.adapters.strict import ANTHROPIC_UNSUPPORTED, OPENAI_UNSUPPORTED
 from toolstand.spec.cases import CaseFile, load_case_set
 from toolstand.spec.contract import Contract, ToolSpec, load_contract, validator_for
 from toolstand.spec.portability import portability_warnings
@@ -72,6 +71,10 @@ def _walk(
 
 def api_warnings(contract: Contract, file: str, text: str) -> list[Problem]:
     """Per API, the schema keywords it rejects or drops."""
+    # here, not at the top: the TUI's form checks drafts with this module, and the
+    # adapters package (every adapter) is not needed to draw the Cases screen
+    from toolstand.adapters.strict import ANTHROPIC_UNSUPPORTED, OPENAI_UNSUPPORTED
+
     index = line_index(text)
     out: list[Problem] = []
 
