@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
+from textual.widgets import DataTable
+
+from toolstand.tui.app import ToolstandApp
 
 # imported by the app only after its first paint, or on first use
 LATER = (
@@ -83,3 +87,15 @@ def test_the_cases_screen_paints_without_the_other_screens_adapters_or_http(
     assert at_first_paint == []
     # the probe sees a module once it is imported, so the empty list above means something
     assert "toolstand.tui.screens.run" in after_f2
+
+
+async def test_a_runs_folder_with_no_verdicts_does_not_re_list_the_cases(
+    app_for: Callable[..., ToolstandApp],
+) -> None:
+    # each re-list rebuilds every row (a BFCL file: 240 of them) before the first paint
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.verdicts_version == 0
+        assert app.screen.query_one("#case-table", DataTable).row_count
