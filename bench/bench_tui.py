@@ -150,7 +150,7 @@ async def _timed(out: Timings, name: str, step: Awaitable[Any]) -> None:
     out.setdefault(name, []).append((time.perf_counter() - wall, _cpu() - cpu))
 
 
-async def _round(root: Path, out: Timings) -> None:
+async def _round(root: Path, out: Timings, painted: Callable[[], None]) -> None:
     from toolstand.tui.app import make_app
 
     app = make_app(root=root)
@@ -167,6 +167,7 @@ async def _round(root: Path, out: Timings) -> None:
 
         await _drawn(pilot, cases_listed)
         out["first paint"] = [(0.0, _cpu())]  # the wall time is the parent's
+        painted()
         await _settled(pilot, cases_listed)
 
         async def press(key: str, check: Callable[[], bool]) -> None:
@@ -203,15 +204,9 @@ def child(root: Path, report_fd: int) -> None:
     def report(line: dict[str, Any]) -> None:
         os.write(report_fd, orjson.dumps(line) + b"\n")
 
-    async def go() -> None:
-        task = asyncio.ensure_future(_round(root, out))
-        while "first paint" not in out and not task.done():
-            await asyncio.sleep(0.001)
-        if "first paint" in out:
-            report({"painted": True})
-        await task
-
-    asyncio.run(go())
+    # told by a call, not found by polling: a loop waking every millisecond keeps the
+    # process from ever looking idle to Pilot's pause(), which then waits its full second
+    asyncio.run(_round(root, out, lambda: report({"painted": True})))
     report({"timings": out})
 
 

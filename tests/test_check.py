@@ -12,10 +12,10 @@ import orjson
 import pytest
 
 from toolstand.cli import main
-from toolstand.lint.check import run_check
+from toolstand.lint.check import plainly_valid, run_check
 from toolstand.spec.cases import load_cases, parse_cases
 from toolstand.spec.config import load_config
-from toolstand.spec.contract import load_contract, parse_contract
+from toolstand.spec.contract import load_contract, parse_contract, validator_for
 from toolstand.util.problems import LoadError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -279,3 +279,40 @@ def test_strict_mode_warnings_name_what_each_api_rejects() -> None:
         (f"{base}.tags.contains", "anthropic strict tools"),
         (f"{base}.box.maxProperties", "anthropic strict tools"),
     }
+
+
+SCHEMAS: list[Any] = [
+    {"type": "integer", "description": "n"},
+    {"type": "number"},
+    {"type": "string", "enum": ["a", "b"], "x-normalize": ["casefold"]},
+    {"type": ["string", "null"]},
+    {"enum": [1, "a"]},
+    {"type": "boolean", "default": False},
+    {"type": "array"},
+    {"type": "object"},
+    {},
+]
+LEFT_TO_JSONSCHEMA: list[Any] = [
+    {"type": "string", "minLength": 2},
+    {"type": "integer", "format": "x"},
+]
+VALUES: list[Any] = [1, 1.0, 1.5, True, False, None, "a", "c", "", [], [1], {}, {"a": 1}]
+
+
+@pytest.mark.parametrize("schema", SCHEMAS)
+def test_a_value_passed_without_jsonschema_is_one_jsonschema_accepts(schema: Any) -> None:
+    passed = [v for v in VALUES if plainly_valid(schema, v)]
+    assert passed  # the schemas it reads: some values pass, with no validator built
+    assert [v for v in passed if list(validator_for(schema).iter_errors(v))] == []
+
+
+@pytest.mark.parametrize("schema", LEFT_TO_JSONSCHEMA)
+def test_a_schema_with_other_keywords_is_left_to_jsonschema(schema: Any) -> None:
+    assert [v for v in VALUES if plainly_valid(schema, v)] == []
+
+
+def test_a_value_jsonschema_rejects_is_named_in_check() -> None:
+    assert not plainly_valid({"type": "integer"}, True)  # a bool is no integer
+    assert not plainly_valid({"type": "integer"}, 1.5)
+    assert plainly_valid({"type": "integer"}, 1.0)  # as jsonschema counts it
+    assert not plainly_valid({"type": "string", "enum": ["a"]}, "b")

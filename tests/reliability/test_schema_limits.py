@@ -70,3 +70,7 @@ def test_nesting_past_the_limit_is_one_line_not_a_traceback() -> None:
     assert said.endswith(f"nested deeper than {MAX_SCHEMA_DEPTH} levels; flatten it or use $defs")
     # within the limit it loads (two JSON levels a step: the object and its properties)
     parse_contract(contract(_nested(MAX_SCHEMA_DEPTH // 2 - 1)))
+    # one level past it is refused too, by the walk orjson could still write
+    assert refused(_nested(MAX_SCHEMA_DEPTH // 2)).endswith(
+        f"nested deeper than {MAX_SCHEMA_DEPTH} levels; flatten it or use $defs"
+    )

@@ -108,6 +108,9 @@ def test_a_key_twice_in_a_case_line_is_refused_and_the_other_lines_load() -> Non
         b'{"id": "a", "user": "hi", "expect": {"kind": "text"}}',
         b'{"id": "b", "user": "hi", "expect": {"kind": "text", "kind": "tool_call"}}',
         b'{"id": "c", "user": "hi", "user": "bye", "expect": {"kind": "text"}}',
+        # the form orjson writes (a BFCL import, a saved case), read without a second
+        # parse when it re-serializes to itself: a doubled key never does
+        b'{"id":"d","user":"hi","expect":{"kind":"text","kind":"text"}}',
     ]
     casefile = parse_cases(b"\n".join(lines) + b"\n", "cases.jsonl", strict=False)
     assert [c.id for c in casefile.cases] == ["a"]
@@ -115,6 +118,8 @@ def test_a_key_twice_in_a_case_line_is_refused_and_the_other_lines_load() -> Non
         "cases.jsonl:2: $.expect.kind: duplicate key 'kind' in one object "
         "(JSON keeps only the last): write it once",
         "cases.jsonl:3: $.user: duplicate key 'user' in one object "
+        "(JSON keeps only the last): write it once",
+        "cases.jsonl:4: $.expect.kind: duplicate key 'kind' in one object "
         "(JSON keeps only the last): write it once",
     ]
 

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from toolstand.adapters.anthropic import AnthropicAdapter
 from toolstand.adapters.base import Adapter, RequestSettings, SchemaNote
-from toolstand.adapters.gemini import GeminiAdapter
-from toolstand.adapters.openai_chat import OpenAIChatAdapter
-from toolstand.adapters.openai_responses import OpenAIResponsesAdapter
 from toolstand.spec.contract import ToolSpec
 from toolstand.types import APIS, Api
 
-_ADAPTERS: dict[str, type[Adapter]] = {
-    "openai-chat": OpenAIChatAdapter,
-    "openai-responses": OpenAIResponsesAdapter,
-    "anthropic": AnthropicAdapter,
-    "gemini": GeminiAdapter,
+# module and class of each API's adapter, imported when first asked for: a run speaks
+# one or two of the four (and `check`, the TUI's Cases screen, none)
+_ADAPTERS: dict[str, tuple[str, str]] = {
+    "openai-chat": ("toolstand.adapters.openai_chat", "OpenAIChatAdapter"),
+    "openai-responses": ("toolstand.adapters.openai_responses", "OpenAIResponsesAdapter"),
+    "anthropic": ("toolstand.adapters.anthropic", "AnthropicAdapter"),
+    "gemini": ("toolstand.adapters.gemini", "GeminiAdapter"),
 }
 assert tuple(_ADAPTERS) == APIS, "one adapter per API, in the order of types.Api"
 
@@ -29,9 +28,11 @@ class UnknownApiError(ValueError):
 def get_adapter(api: str) -> Adapter:
     """A fresh adapter for a wire API name such as ``"openai-chat"``."""
     try:
-        return _ADAPTERS[api]()
+        module, name = _ADAPTERS[api]
     except (KeyError, TypeError):
         raise UnknownApiError(f"unknown api {api!r}; allowed: {', '.join(APIS)}") from None
+    adapter: type[Adapter] = getattr(importlib.import_module(module), name)
+    return adapter()
 
 
 def tools_payload(

@@ -9,7 +9,6 @@ from typing import Any
 
 import orjson
 
-from toolstand.adapters.strict import ANTHROPIC_UNSUPPORTED, OPENAI_UNSUPPORTED
 from toolstand.spec.cases import CaseFile, load_case_set
 from toolstand.spec.contract import Contract, ToolSpec, load_contract, validator_for
 from toolstand.spec.portability import portability_warnings
@@ -72,6 +71,10 @@ def _walk(
 
 def api_warnings(contract: Contract, file: str, text: str) -> list[Problem]:
     """Per API, the schema keywords it rejects or drops."""
+    # here, not at the top: the TUI's form checks drafts with this module, and the
+    # adapters package (every adapter) is not needed to draw the Cases screen
+    from toolstand.adapters.strict import ANTHROPIC_UNSUPPORTED, OPENAI_UNSUPPORTED
+
     index = line_index(text)
     out: list[Problem] = []
 
@@ -235,6 +238,48 @@ def check_cases(casefile: CaseFile, contract: Contract) -> list[Problem]:
     return out
 
 
+# what a parameter's schema may hold beside "type" and "enum" for an acceptable value to
+# be checked here rather than by jsonschema: keywords that assert nothing (annotations)
+_ANNOTATIONS = frozenset(
+    {"description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly",
+     "$comment"}
+)  # fmt: skip
+# JSON Schema's types as jsonschema tells them (an integer may be written 1.0; a bool
+# is no number)
+_HAS_TYPE = {
+    "string": lambda v: isinstance(v, str),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def plainly_valid(schema: Any, value: Any) -> bool:
+    """True when ``schema`` asserts only a type (and, for a string, an enum) and ``value``
+    meets it: jsonschema would find nothing, so no validator is built or run. False
+    means only "ask jsonschema" (BFCL: 3,000 distinct parameter schemas, most of them
+    ``{"type": ..., "description": ...}``)."""
+    if not isinstance(schema, dict):
+        return False
+    for key in schema:
+        if key not in _ANNOTATIONS and key not in ("type", "enum") and not key.startswith("x-"):
+            return False
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    if "type" in schema and not any(k in _HAS_TYPE and _HAS_TYPE[k](value) for k in kinds):
+        return False
+    if "enum" in schema:  # a string equals only a string: Python's == is JSON's here
+        enum = schema["enum"]
+        return isinstance(value, str) and isinstance(enum, list) and value in enum
+    return True
+
+
 def accept_problems(
     tool: ToolSpec, accept: dict[str, list[Any]], may_omit: list[str]
 ) -> list[tuple[tuple[str | int, ...], str]]:
@@ -247,9 +292,11 @@ def accept_problems(
         if name not in props:
             out.append((("accept", name), f"{tool.name} has no parameter {name!r}"))
             continue
-        check = validator_for(props[name])
+        schema = props[name]
         for i, value in enumerate(values):
-            error = next(iter(check.iter_errors(value)), None)
+            if plainly_valid(schema, value):
+                continue
+            error = next(iter(validator_for(schema).iter_errors(value)), None)
             if error is not None:
                 out.append(
                     (

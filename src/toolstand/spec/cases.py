@@ -301,7 +301,7 @@ def parse_case_line(text: str, file: str, number: int, shared: SharedTools | Non
         raise LoadError([Problem(file, number, "$", f"not a JSON object: {exc}")]) from None
     if not isinstance(data, dict):
         raise LoadError([Problem(file, number, "$", "each line must be a JSON object")])
-    reject_duplicate_keys(text, file, number)
+    reject_duplicate_keys(text, file, number, parsed=data)
     try:
         case = Case.model_validate(
             data, context={SHARED_TOOLS: shared} if shared is not None else None

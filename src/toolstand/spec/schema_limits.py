@@ -33,6 +33,14 @@ _SAME_INSTANCE_MANY = ("allOf", "anyOf", "oneOf")
 
 def depth_problem(schema: Any, parts: Parts) -> tuple[Parts, str] | None:
     """Where ``schema`` first nests deeper than ``MAX_SCHEMA_DEPTH``, or None."""
+    try:
+        text = orjson.dumps(schema)
+    except TypeError:  # not JSON data, or nested past orjson's own limit: walked
+        text = None
+    # no path can hold more objects and arrays than the whole schema does (a brace in a
+    # string only adds to the count): most schemas hold fewer than the limit in all
+    if text is not None and text.count(b"{") + text.count(b"[") <= MAX_SCHEMA_DEPTH:
+        return None
     stack: list[tuple[Any, Parts, int]] = [(schema, parts, 1)]
     while stack:
         node, at, depth = stack.pop()

@@ -27,14 +27,13 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.widget import Widget
-from textual.widgets import HelpPanel, Input
+from textual.widgets import Input
 
 from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.messages import OpenCase, PromoteToCase, RunCase
 from toolstand.tui.model.project import Project, load_project
 from toolstand.tui.model.verdicts import Verdicts, last_verdicts
 from toolstand.tui.registry import SCREENS, factory
-from toolstand.tui.screens.modals import ConfirmModal
 from toolstand.tui.shell import ToolstandShell
 from toolstand.util.printable import visible
 
@@ -331,14 +330,19 @@ class ToolstandApp(ToolstandShell):
             screen.maximized = pane  # Textual's own maximize refuses containers
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "close_keys":  # asked on every binding update: the screen's own children
-            return bool(self.screen.query_children(HelpPanel))  # where Textual mounts it
+        if action == "close_keys":
+            # asked on every binding update: only the screen's own children, where Textual
+            # mounts it; by name, as Textual's own help actions do (importing HelpPanel
+            # would load the Markdown widget, markdown-it, before the first paint)
+            return bool(self.screen.query_children("HelpPanel"))
         return True
 
     def action_close_keys(self) -> None:
         self.action_hide_help_panel()
 
     async def action_quit(self) -> None:
+        from toolstand.tui.screens.modals import ConfirmModal
+
         if not self.unsaved:
             self.exit(0)
             return

@@ -40,5 +40,7 @@ class ToolstandShell(App[int]):
 
     def take_verdicts(self, found: Verdicts) -> None:
         """The scan of the runs folder found these (this session's live ones are newer)."""
+        if not found.by_case:  # no run yet: nothing to re-list the cases for
+            return
         self.verdicts = self.verdicts.over(found)
         self.verdicts_version += 1

@@ -78,7 +78,7 @@ def json_document(data: str | bytes, file: str) -> tuple[str, Any]:
         raise LoadError(
             [Problem(file, getattr(exc, "lineno", None), "$", f"not JSON: {exc}")]
         ) from None
-    reject_duplicate_keys(text, file)
+    reject_duplicate_keys(text, file, parsed=value)
     return text, value
 
 
@@ -93,10 +93,28 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return value
 
 
-def reject_duplicate_keys(text: str, file: str, line: int | None = None) -> None:
+_UNPARSED: Any = object()
+
+
+def _as_orjson_writes(text: str, value: Any) -> bool:
+    """Whether ``text`` is exactly what orjson writes for ``value``: then no key is
+    written twice (a dict holds each once), with no second parse. Files toolstand
+    writes (a BFCL import, saved cases) are in this form; hand-written ones mostly not."""
+    try:
+        return orjson.dumps(value) == text.encode("utf-8")
+    except (TypeError, UnicodeEncodeError):  # past orjson's integers; a lone surrogate
+        return False
+
+
+def reject_duplicate_keys(
+    text: str, file: str, line: int | None = None, parsed: Any = _UNPARSED
+) -> None:
     """A LoadError naming the first key written twice in one object of ``text`` (which
     parses): orjson, like every JSON reader, would silently keep the last. ``line``: the
-    line to name, for text that is one line of a larger file."""
+    line to name, for text that is one line of a larger file; ``parsed``: ``text`` as
+    orjson read it, when the caller has it."""
+    if parsed is not _UNPARSED and _as_orjson_writes(text, parsed):
+        return
     try:
         # the C scanner with a hook per object: cheap enough for every case line
         json.loads(text, object_pairs_hook=_unique_pairs)

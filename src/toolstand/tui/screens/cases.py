@@ -35,7 +35,6 @@ from toolstand.tui.model.draft import Draft, FormValues, values_from_case
 from toolstand.tui.model.templates import TEMPLATES, duplicate, from_template
 from toolstand.tui.screens.base import PaletteCommand
 from toolstand.tui.screens.case_listing import CaseListing
-from toolstand.tui.screens.modals import ConfirmModal, TemplateModal
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
 from toolstand.tui.widgets.footer import Footer
@@ -210,6 +209,8 @@ class CasesScreen(CaseListing):
             go()
             return
 
+        from toolstand.tui.screens.modals import ConfirmModal  # not needed to draw the list
+
         def answered(discard: bool | None) -> None:
             if discard:  # the draft is gone: focus leaves the editor (go may take it back)
                 self.query_one(CaseTable).focus()
@@ -307,6 +308,8 @@ class CasesScreen(CaseListing):
         return True
 
     def action_new(self) -> None:
+        from toolstand.tui.screens.modals import TemplateModal
+
         def chosen(name: str | None) -> None:
             if name is not None:
                 self._leave_draft_then(partial(self._start, name))
@@ -365,6 +368,8 @@ class CasesScreen(CaseListing):
         )
 
     def action_delete(self) -> None:
+        from toolstand.tui.screens.modals import ConfirmModal
+
         if self.line is None:
             self.action_revert()
             return

@@ -1,0 +1,101 @@
+"""The Cases screen's first paint imports only what drawing Cases needs.
+
+Every module imported before the list shows is start-up time a user waits through (and,
+with no bytecode cache, compiles): the other screens, the provider adapters, the
+simulator, the HTTP stack, the modals and Textual's Markdown widget (the help panel's)
+come later, when they are first used. Checked in a fresh interpreter, so nothing a test
+imported before counts.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+from textual.widgets import DataTable
+
+from toolstand.tui.app import ToolstandApp
+
+# imported by the app only after its first paint, or on first use
+LATER = (
+    "toolstand.tui.screens.run",
+    "toolstand.tui.screens.history",
+    "toolstand.tui.screens.report",
+    "toolstand.tui.screens.modals",
+    "toolstand.tui.model.live",
+    "toolstand.adapters",
+    "toolstand.sim",
+    "toolstand.run",
+    "toolstand.reporting",
+    "httpx",
+    "markdown_it",
+)
+
+PROBE = """
+import asyncio, json, sys
+from pathlib import Path
+from toolstand.tui.app import ToolstandApp, make_app
+
+# the warm-up imports the Run screen's modules on purpose once the screen is drawn;
+# the question here is what the first paint itself needed
+ToolstandApp._warm_up = lambda self: None  # type: ignore[method-assign]
+LATER = {later!r}
+
+
+def loaded() -> list[str]:
+    # a None entry is an import refused, not made (toolstand/__init__.py: httpx._main)
+    return sorted(
+        m for m, module in sys.modules.items()
+        if module is not None and any(m == n or m.startswith(n + ".") for n in LATER)
+    )
+
+
+async def main() -> None:
+    app = make_app(root=Path({root!r}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert type(app.screen).__name__ == "CasesScreen"
+        assert app.screen.query_one("#case-table").row_count
+        print(json.dumps(loaded()))
+        await pilot.press("f2")  # the Run screen, imported when first shown
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert type(app.screen).__name__ == "RunScreen"
+        print(json.dumps(loaded()))
+
+
+asyncio.run(main())
+"""
+
+
+def probe(root: Path) -> list[list[str]]:
+    code = PROBE.format(later=LATER, root=str(root))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    return [orjson.loads(line) for line in out.splitlines()]
+
+
+def test_the_cases_screen_paints_without_the_other_screens_adapters_or_http(
+    project: Path,
+) -> None:
+    at_first_paint, after_f2 = probe(project)
+    assert at_first_paint == []
+    # the probe sees a module once it is imported, so the empty list above means something
+    assert "toolstand.tui.screens.run" in after_f2
+
+
+async def test_a_runs_folder_with_no_verdicts_does_not_re_list_the_cases(
+    app_for: Callable[..., ToolstandApp],
+) -> None:
+    # each re-list rebuilds every row (a BFCL file: 240 of them) before the first paint
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.verdicts_version == 0
+        assert app.screen.query_one("#case-table", DataTable).row_count
