@@ -160,4 +160,4 @@ async def test_a_verdict_recorded_on_another_screen_is_listed_on_return_to_cases
         await settle(pilot)
         assert app.screen is cases
         assert str(table.get_row_at(0)[0]) == first
-        assert str(table.get_row_at(0)[3]) == "FAIL"
+        assert str(table.get_row_at(0)[table.get_column_index("last")]) == "FAIL"
