@@ -88,6 +88,11 @@ class _Protocol(asyncio.Protocol):
             waiter.set_result(None)
 
     @property
+    def ready(self) -> bool:
+        """Whether ``receive`` would return at once."""
+        return bool(self.chunks) or self.eof
+
+    @property
     def writing_paused(self) -> bool:
         return self._drain is not None
 
@@ -158,7 +163,7 @@ class _Connection:
             if event is not h11.NEED_DATA:
                 return event
             try:
-                if timeout is None:
+                if timeout is None or self.protocol.ready:  # no wait, no timer to set
                     data = await self.protocol.receive()
                 else:
                     async with asyncio.timeout(timeout):
