@@ -199,7 +199,7 @@ async def runner_once(inputs: Inputs, out: Path) -> Timing:
     return timing
 
 
-def bench_overhead(repetitions: int, rounds: int, profile: bool) -> None:
+def bench_overhead(repetitions: int, rounds: int, profile: bool) -> dict[str, float]:
     print("(a) runner overhead per attempt (zero-latency simulator, parallelism 1)")
     with provider(0.0) as prov, tempfile.TemporaryDirectory() as tmp:
         inputs = inputs_for(prov.root, repetitions=repetitions, parallelism=1)
@@ -238,6 +238,11 @@ def bench_overhead(repetitions: int, rounds: int, profile: bool) -> None:
             text = io.StringIO()
             pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(25)
             print(text.getvalue())
+        return {
+            "overhead_wall_ms": (wall_run - wall_bare) * ms,
+            "overhead_cpu_ms": (cpu_run - cpu_bare) * ms,
+            "runner_cpu_ms": cpu_run * ms,
+        }
 
 
 # ---- (b) concurrency against a slow provider --------------------------------------
@@ -518,6 +523,15 @@ def against(other: Path, parts: set[str], times: int, args: argparse.Namespace) 
             values.append(float(res))  # type: ignore[arg-type]
         return statistics.median(values)
 
+    if "a" in parts:
+        for name in side:
+            rows = ", ".join(
+                f"{r['a']['overhead_cpu_ms']:.3f}/{r['a']['overhead_wall_ms']:.3f}"
+                for r in side[name]
+            )
+            print(f"  (a) {name:5}: overhead per attempt at parallelism 1, CPU/wall ms [{rows}]")
+        ratio = med("this", "a", "runner_cpu_ms") / med("other", "a", "runner_cpu_ms")
+        print(f"  (a) runner CPU per attempt, this / other (medians): {ratio:.2f}")
     if "b" in parts:
         for name in side:
             cpus = ", ".join(f"{r['b']['64']['cpu_ms']:.3f}" for r in side[name])
@@ -550,7 +564,7 @@ def main() -> None:
     parser.add_argument("--per-event", action="store_true", help="(d) one network write per event")
     parser.add_argument("--only", choices=["a", "b", "c", "d"], action="append")
     parser.add_argument("--src", help="import toolstand from this src/ (another checkout)")
-    parser.add_argument("--against", help="(b), (d): this checkout against that src/")
+    parser.add_argument("--against", help="(a), (b), (d): this checkout against that src/")
     parser.add_argument("--against-runs", type=int, default=3, help="runs of each side")
     parser.add_argument("--json", action="store_true", help="end with the figures as JSON")
     args = parser.parse_args()
@@ -561,11 +575,11 @@ def main() -> None:
         f"load average {load} at start"
     )
     if args.against:
-        against(Path(args.against).resolve(), parts & {"b", "d"}, args.against_runs, args)
+        against(Path(args.against).resolve(), parts & {"a", "b", "d"}, args.against_runs, args)
         return
     figures: dict[str, Any] = {}
     if "a" in parts:
-        bench_overhead(args.repetitions, args.rounds, args.profile)
+        figures["a"] = bench_overhead(args.repetitions, args.rounds, args.profile)
     if "b" in parts:
         figures["b"] = bench_concurrency(
             args.latency, args.waves, args.rounds, args.parallelism or [1, 8, 64]

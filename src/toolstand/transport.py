@@ -23,6 +23,7 @@ this provider or another (a test stand carries no state between attempts).
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 import zlib
@@ -405,7 +406,7 @@ async def _one_try(
         async with asyncio.timeout(deadline_s):
             req = client.build_request(
                 request.method,
-                request.url,
+                parsed_url(request.url),
                 headers=request.headers,
                 params=request.params,
                 content=request.content,
@@ -466,6 +467,14 @@ async def _one_try(
         # no answer: a body cut off or held past the deadline is no response to record
         got.status, got.headers, got.body, got.is_json = None, {}, None, False
     return got
+
+
+@functools.lru_cache(maxsize=256)
+def parsed_url(url: str) -> httpx.URL:
+    """``url`` parsed once: a run sends every request to one or two URLs, and httpx
+    parses a string URL again for each (a URL object is taken as it is). Invalid ones
+    raise httpx.InvalidURL as before, and are not kept."""
+    return httpx.URL(url)
 
 
 def _cut(got: _Got, why: str) -> ErrorClass | None:

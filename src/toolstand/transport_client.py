@@ -10,6 +10,8 @@ from typing import Any
 
 import httpx
 
+from toolstand.transport_plain import PlainHttpTransport
+
 
 @functools.cache
 def tls_context() -> ssl.SSLContext:
@@ -76,6 +78,9 @@ def make_client(
         max_connections=max_connections, max_keepalive_connections=max_connections
     )
     no_tls = loopback_only or plain_http
+    if transport is None and no_tls and (loopback_only or proxy is None):
+        # no TLS and no proxy: toolstand's lean HTTP/1.1 (transport_plain)
+        transport = PlainHttpTransport(max_connections)
     return httpx.AsyncClient(
         timeout=timeout,
         limits=limits,
