@@ -23,12 +23,15 @@ from typing import Any
 
 import orjson
 
-from toolstand.history.fields import field_problem, turn_types_problem
+from toolstand.history.fields import TEXT_FIELDS, field_problem, turn_types_problem
 from toolstand.history.read import SECOND, SECOND_NULL
 from toolstand.history.report_rows import _amount, _count, facts
-from toolstand.history.shape import FAIL, JNULL, PASS, LineShape
+from toolstand.history.shape import ARMS, FAIL, JNULL, NEEDED, PASS, LineShape
 
 VARYING = frozenset(("attempt", "simulated", "elapsed_ms", "retries", "usage", "cost_usd"))
+# what a row dict must hold for the columns besides attempt and elapsed_ms (V's) and the
+# segment's keys: the rest of a head is read only by report_rows.facts, once per kind
+ROW_KEYS = (*TEXT_FIELDS, *NEEDED, *ARMS, "user")
 _LIMIT = 1 << 14  # parts cached: bounded, a hostile file can make every line new
 _U32 = 1 << 32
 NAN = float("nan")
@@ -147,28 +150,34 @@ class QuickPath:
         seg = segment(buf, view, self.shape, e, nl)
         if seg is None:
             return None
-        head = parts[0] | nums
-        head.update(parts[1])
         kinds = parts[2]
         sim = bool(nums["simulated"])
         kk = (j[1], sim, tin is not None or tout is not None)
         kind = kinds.get(kk)
-        if kind is None:
-            f = facts(head, None, j[1], True)
-            kind = kinds[kk] = _NO_FACTS if f is None else f[0]
-        if kind is _NO_FACTS:
-            if turn_types_problem(head, None) or field_problem(head, "attempt"):
-                return None
-            f = None
-        else:
-            f = (
-                kind,
-                NAN if elapsed is None else float(elapsed),
-                NAN if cost is None else float(cost),
-                retries or 0,
-                tin or 0,
-                tout or 0,
-            )
+        if kind is None or kind is _NO_FACTS:
+            head = parts[0] | nums
+            head.update(parts[1])
+            if kind is None:
+                f = facts(head, None, j[1], True)
+                kind = kinds[kk] = _NO_FACTS if f is None else f[0]
+            if kind is _NO_FACTS:
+                if turn_types_problem(head, None) or field_problem(head, "attempt"):
+                    return None
+                head.update(seg)
+                return (pos, verdict, errors, head, None, line)
+        f = (
+            kind,
+            NAN if elapsed is None else float(elapsed),
+            NAN if cost is None else float(cost),
+            retries or 0,
+            tin or 0,
+            tout or 0,
+        )
+        # the row holds what the columns read (index.py _columns, _users), with the
+        # values the whole head would give them: the parts' keys never repeat a number's
+        head = parts[3].copy()
+        head["attempt"] = number
+        head["elapsed_ms"] = elapsed
         head.update(seg)
         return (pos, verdict, errors, head, f, line)
 
@@ -193,7 +202,8 @@ class QuickPath:
             and tuple(s) == t.s_keys
             and p.get("transport_error", s.get("transport_error")) is None
         ):
-            parts = [p, s, {}]
+            both = p | s
+            parts = [p, s, {}, {k: both[k] for k in ROW_KEYS if k in both}]
         self._parts[key] = parts
         return parts
 
