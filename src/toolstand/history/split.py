@@ -20,12 +20,12 @@ import os
 import pickle
 import threading
 from array import array
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from toolstand.history.read import HistoryWarning
 
-if TYPE_CHECKING:
-    from toolstand.history.index import HistoryIndex
+# a HistoryIndex (index.py imports this module: it is never imported back)
+HistoryIndex = Any
 
 MIN_BYTES = 64 << 20  # below this one process is quick enough: no fork
 _SEEK = 1 << 20  # how far past the middle a line end is looked for
@@ -56,15 +56,13 @@ def cut_point(path: str, size: int) -> int:
 def update_in_two(ix: HistoryIndex, cut: int) -> int:
     """Index the file from ``cut`` in a forked child and before it here, then append
     the child's rows; the number of attempts added (as ``update`` returns it)."""
-    from toolstand.history.index import HistoryIndex
-
     rfd, wfd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: index the second half, send its state, exit at once
         os.close(rfd)
         code = 1
         try:
-            other = HistoryIndex(ix.path, tz=ix.tz)
+            other = type(ix)(ix.path, tz=ix.tz)
             other.end = cut
             other.update()
             blob = pickle.dumps(_state(other), protocol=pickle.HIGHEST_PROTOCOL)
