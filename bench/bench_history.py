@@ -279,13 +279,41 @@ print(json.dumps({"report_s": took, "groups": len(rep.groups), "rss_mb": peak_mb
 )
 
 
-def child(code: str, path: Path, *args: str) -> dict[str, Any]:
+COLD_CHILD = (
+    PEAK
+    + r"""
+import os, resource, toolstand
+from toolstand.history.index import HistoryIndex
+try:
+    from toolstand.history import split
+except ImportError:  # a src tree from before the split: one process anyway
+    split = None
+if sys.argv[2] == "one" and split is not None:
+    split.MIN_BYTES = 1 << 62  # never two processes
+c0, t0 = time.process_time(), time.perf_counter()
+ix = HistoryIndex(sys.argv[1])
+ix.update()
+took, cpu = time.perf_counter() - t0, time.process_time() - c0
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"index_s": took, "cpu_s": cpu, "child_cpu_s": kids.ru_utime + kids.ru_stime,
+                  "rows": ix.rows, "src": os.path.dirname(toolstand.__file__),
+                  "rss_mb": peak_mb()}))
+"""
+)
+
+
+def child(code: str, path: Path, *args: str, src: Path | None = None) -> dict[str, Any]:
+    """Run ``code`` in a fresh process (with ``src`` first on its path, if given)."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
     out = subprocess.run(
         [sys.executable, "-c", code, str(path), *args],
         cwd=ROOT,
         check=True,
         capture_output=True,
         text=True,
+        env=env,
     )
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
@@ -368,6 +396,38 @@ async def first_paint(path: Path) -> dict[str, float]:
             "rows_at_paint": rows_then}  # fmt: skip
 
 
+def cold_rows(
+    path: Path, raw: float, against: Path | None, reps: int
+) -> list[tuple[str, str, str]]:
+    """The cold index (sidecar set aside) in fresh processes, this src in one process and
+    in two, and ``against`` (another src tree) if given, alternating ``reps`` times: wall
+    and CPU seconds of each, the CPU of a forked half included, with the load."""
+    from toolstand.history.sidecar import sidecar_path
+
+    ways: list[tuple[str, Path | None, str]] = [("this src, 1 process", None, "one"),
+                                                ("this src, 2 processes", None, "auto")]  # fmt: skip
+    if against is not None:
+        ways.insert(0, (f"against {against}", against, "auto"))
+    kept = sidecar_path(path)
+    aside = kept.with_suffix(".kept")
+    if kept.exists():
+        kept.rename(aside)
+    rows: list[tuple[str, str, str]] = []
+    try:
+        for rep in range(reps):
+            for name, src, mode in ways:
+                load = os.getloadavg()[0]
+                r = child(COLD_CHILD, path, mode, src=src)
+                cpu = r["cpu_s"] + r["child_cpu_s"]
+                rows.append((f"{rep + 1}. {name}", f"{r['index_s']:.2f} s wall  {cpu:.2f} s CPU  "
+                             f"{cpu / r['rows'] * 1e6:.1f} us CPU/row  {raw / r['index_s']:.3f}x raw",
+                             f"load {load:.1f}  ({r['src']})"))  # fmt: skip
+    finally:
+        if aside.exists():
+            aside.replace(kept)
+    return rows
+
+
 def print_rows(rows: list[tuple[str, str, str]]) -> None:
     width = max(len(r[0]) for r in rows)
     for name, value, target in rows:
@@ -378,8 +438,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--attempts", type=int, default=1_000_000)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
-    ap.add_argument("--only", choices=["report"], help="report: the raw read, the cold "
-                    "index and the report rows only (no TUI, no killed run)")  # fmt: skip
+    ap.add_argument("--only", choices=["report", "cold"], help="report: the raw read, the "
+                    "cold index and the report rows only (no TUI, no killed run); cold: the "
+                    "raw read and the cold index only")  # fmt: skip
+    ap.add_argument("--against", type=Path, help="another src tree (e.g. `git archive main "
+                    "src | tar -x -C DIR`, then DIR/src): --only cold measures its cold index "
+                    "too, alternating with this one")  # fmt: skip
+    ap.add_argument("--reps", type=int, default=2, help="--only cold: rounds (default 2)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     free_gb = shutil.disk_usage(args.out).free / 1e9
@@ -403,6 +468,11 @@ def main() -> None:
 
     raw_read(path)  # warm the page cache: every pass below reads from memory
     raw = min(raw_read(path) for _ in range(3))
+    if args.only == "cold":
+        print_rows([("raw read of the file (best of 3)", f"{raw:.2f} s  {size / raw / 1e9:.2f} GB/s", f"load {os.getloadavg()[0]:.1f}"),
+                    *cold_rows(path, raw, args.against, args.reps)])  # fmt: skip
+        print(f"load average at the end: {os.getloadavg()}")
+        return
     if args.only == "report":
         aside = kept.with_suffix(".kept")
         kept.rename(aside)

@@ -13,6 +13,9 @@ needs with orjson (closed in place, never copied) and reads the judgement's verd
 it starts. Error lists are decoded for failures only. A line that does not fit the
 learned shape is decoded with history.decode_summary instead: the order is a speed
 contract, never a correctness one. Request and response bodies are never decoded.
+Before ``_fast``, quick.py tries a line whose head repeats an earlier one but for its
+numbers (the parts around them cached by their bytes), and a large file read from its
+start is indexed in two processes (split.py); both give exactly ``_fast``'s rows.
 
 ``update`` reads only whole lines, so it can be called again and again to follow a file
 still being written; a torn last line is left for later and reported as a warning.
@@ -32,6 +35,7 @@ from typing import Any
 import orjson
 
 import toolstand.history.read as history_read
+from toolstand.history import split
 from toolstand.history.columns import (
     MINUTE,
     SECONDS,
@@ -51,6 +55,7 @@ from toolstand.history.fields import (
     outcome_problem,
     turn_types_problem,
 )
+from toolstand.history.quick import HeadTemplate, QuickPath, segment
 from toolstand.history.read import (
     ERRORS,
     JUDGEMENT,
@@ -122,6 +127,8 @@ class HistoryIndex:
         self.persisted = 0  # rows a sidecar file holds (history.sidecar)
         self.report = ReportRows()  # what the report counts of each row (report_rows.py)
         self._shape: LineShape | None = None
+        self._quick: QuickPath | None = None  # quick.py: learned from the first fast row
+        self._learn = True  # no template tried yet
         self._heads: set[tuple[str, ...]] = set()  # key sequences of heads already checked
         self._judgements: dict[bytes, tuple[int, str | None]] = {}
         self._err_cache: dict[bytes, tuple[str, ...]] = {}
@@ -139,6 +146,10 @@ class HistoryIndex:
         added = 0
         if self.too_long is not None:
             return 0  # a line past MAX_LINE_BYTES: nothing after it is read
+        if max_bytes >= 1 << 62 and split.can_split(self, self.size()):
+            cut = split.cut_point(self.path, self.size())
+            if cut:  # a large file from its start: two processes (split.py)
+                return split.update_in_two(self, cut)
         with open(self.path, "rb", buffering=0) as fh:
             self.size_hint = os.fstat(fh.fileno()).st_size
             fh.seek(self.end)
@@ -222,14 +233,20 @@ class HistoryIndex:
         warned, odd = len(self.warnings), len(self.report.odd)
         find = buf.find
         fast = self._fast
+        quick = self._quick.row if self._quick is not None else None
         pos = 0
         try:
             while pos < length:
                 nl = find(b"\n", pos, length)
                 self.lines += 1
-                row = None
+                row: Sequence[Any] | None = None
                 if self._shape is not None and buf.startswith(ATTEMPT, pos):
-                    row = fast(buf, view, pos, nl)
+                    if quick is not None:
+                        row = quick(buf, view, pos, nl, self.lines)
+                    if row is None:
+                        row = fast(buf, view, pos, nl)
+                        if self._learn and row is not None:
+                            quick = self._learn_template(row[3])
                 if row is not None:
                     rows.append(row)
                 elif nl - pos > 1:
@@ -284,15 +301,10 @@ class HistoryIndex:
                 return None
             verdict, errors = ERROR, (te["code"],)
         else:
-            e = find(ERRORS, v, nl)
-            if e < 0:
+            judged = self._judged(buf, view, v, nl)
+            if judged is None:
                 return None
-            blob = bytes(view[v:e])
-            j = self._judgements.get(blob)
-            if j is None:
-                j = self._judgement(blob)
-                if j is None:
-                    return None
+            e, j = judged
             te = head["transport_error"]
             if te is not None:
                 if type(te) is not dict or type(te.get("code")) is not str:
@@ -307,29 +319,29 @@ class HistoryIndex:
                 if found is None:
                     return None
                 verdict, errors = FAIL, found
-        shape = self._shape
-        assert shape is not None
-        s = find(shape.start, e, nl)
-        if s < 0:
-            return None
-        t = find(shape.end, s + 1, nl)
-        if t < 0:
-            return None
-        s0, t0 = buf[s], buf[t]
-        buf[s], buf[t] = 0x7B, 0x7D
-        try:
-            seg = loads(view[s : t + 1])
-        except orjson.JSONDecodeError:
-            return None
-        finally:
-            buf[s], buf[t] = s0, t0
-        if type(seg) is not dict or len(seg) != shape.nkeys or "run_id" not in seg:
+        assert self._shape is not None
+        seg = segment(buf, view, self._shape, e, nl)
+        if seg is None:
             return None
         f = facts(head, st, None if j is None else j[1], j is not None)
         if f is None and (turn_types_problem(head, st) or field_problem(head, "attempt")):
             return None  # a field of the wrong type: the careful way skips it, naming it
         head.update(seg)
         return (pos, verdict, errors, head, f, self.lines)
+
+    def _learn_template(self, row: dict[str, Any]) -> Any:
+        """The quick path (quick.py) from the first fast row's keys: its head's keys are
+        the row's before the segment ``_fast`` added. Its ``row``, or None."""
+        self._learn = False
+        shape = self._shape
+        assert shape is not None
+        keys = list(row)
+        head = keys[: len(keys) - shape.nkeys] if keys[-shape.nkeys :] == list(shape.keys) else []
+        template = HeadTemplate(head)
+        if not template.ok:
+            return None
+        self._quick = QuickPath(template, shape, self._judged, self._errors)
+        return self._quick.row
 
     def _head_ok(self, head: dict[str, Any]) -> bool:
         if head.get("type") != "attempt" or not head.keys() >= HEAD_KEYS:
@@ -350,6 +362,22 @@ class HistoryIndex:
         if type(st) is not dict or not st.keys() >= {"transport_error", "judgement"}:
             return None
         return st, r
+
+    def _judged(
+        self, buf: bytearray, view: memoryview, v: int, nl: int
+    ) -> tuple[int, tuple[int, str | None]] | None:
+        """(where ``errors`` starts, the judgement's (verdict, report facts)) of the
+        judgement starting at ``v``, cached by its bytes before ``errors``; or None."""
+        e = buf.find(ERRORS, v, nl)
+        if e < 0:
+            return None
+        blob = bytes(view[v:e])
+        j = self._judgements.get(blob)
+        if j is None:
+            j = self._judgement(blob)
+            if j is None:
+                return None
+        return e, j
 
     def _judgement(self, blob: bytes) -> tuple[int, str | None] | None:
         """(verdict, report facts) of a judgement's bytes before ``errors``."""

@@ -1,0 +1,274 @@
+"""The cold index's quick ways give the index of the plain way, value for value (issue 28):
+the quick path (history/quick.py: heads cut at their numbers, parts cached by bytes)
+against ``_fast`` alone, and two processes (history/split.py) against one, with the cut
+anywhere, hostile lines included."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.support.records import (
+    attempt,
+    err,
+    header,
+    judgement,
+    lead_order,
+    second_turn,
+    transport,
+)
+from toolstand.history import split
+from toolstand.history.index import HistoryIndex
+from toolstand.history.read import in_key_order
+
+
+def normal(i: int) -> dict[str, Any]:
+    kw: dict[str, Any] = {}
+    if i % 7 == 1:
+        kw["j"] = judgement(errors=[err("invalid_arguments", "pattern"), err("unsafe_call")])
+    elif i % 7 == 2:
+        kw["transport_error"] = transport("rate_limited", status=429)
+    elif i % 7 == 3:
+        kw["st"] = second_turn(passed=False, errors=[err("false_success")])
+    elif i % 7 == 4:
+        kw["usage"] = None
+    case = ("direct_lookup", "cancel_implicit", "missing_id")[i % 3]
+    rec = attempt(
+        case,
+        1 + i % 3,
+        model=("good", "bad")[i % 2],
+        elapsed_ms=[12.5, 3, 0.0][i % 3],
+        retries=i % 2,
+        cost_usd=None if i % 4 else 0.25,
+        simulated=i % 5 != 0,
+        run_id=f"run-{i // 20}",
+        **kw,
+    )
+    rec["started_at"] = f"2026-11-{27 + i % 2}T10:{i % 60:02d}:05.123+00:00"
+    rec["user"] = f"message {i % 4} for {case}"
+    if i % 9 == 0:
+        rec["usage"] = {"input_tokens": 100 + i, "output_tokens": i}
+    return in_key_order(rec)
+
+
+def hostile_lines() -> list[bytes]:
+    """Lines no quick reader may misread, each different from its neighbours in one
+    place: numbers of odd types, parts of odd shapes, foreign and broken lines."""
+    base = normal(0)
+
+    def odd(**change: Any) -> bytes:
+        return orjson.dumps({**base, **change})
+
+    dup = orjson.dumps(base).replace(b'"model":', b'"model":"shadow","model":', 1)
+    extra = orjson.dumps(base).replace(b'"api":', b'"extra":1,"api":', 1)
+    nested = orjson.dumps(base).replace(b'"provider":"sim"', b'"provider":{"attempt":1}', 1)
+    spaced = orjson.dumps(base).replace(b',"attempt":', b', "attempt": ', 1)
+    te = b'"transport_error":null'
+    again = [  # a number again after the numbers: the last one counts
+        orjson.dumps(base).replace(te, te + b',"elapsed_ms":"x"', 1),
+        orjson.dumps(base).replace(te, te + b',"retries":-1', 1),
+        orjson.dumps(base).replace(te, te + b',"elapsed_ms":5', 1),
+        orjson.dumps(base).replace(te, te + b',"usage":{"input_tokens":1,"output_tokens":2}', 1),
+        orjson.dumps(base).replace(b'"type":"attempt"', b'"type":"attempt","cost_usd":"x"', 1),
+    ]
+    return [
+        odd(retries=2.0),
+        odd(usage={"input_tokens": 1.5, "output_tokens": 2}),
+        odd(usage=[1, 2]),
+        odd(attempt=0),
+        odd(attempt="1"),
+        odd(attempt=True),
+        odd(elapsed_ms=-1),
+        odd(elapsed_ms="fast"),
+        odd(cost_usd=-0.5),
+        odd(provider=7),
+        odd(case_id=',"attempt":1,"x":"'),
+        odd(model="sim-\u00e9"),
+        orjson.dumps(base).replace(b'"sim-careful"', b'"sim-\\u00e9"', 1),
+        odd(stream=True),
+        odd(run_identity=5),
+        odd(transport_error={"message": "no code"}),
+        odd(transport_error={"code": "timeout", "message": "t"}, judgement=None),
+        odd(judgement=None),
+        odd(simulated=None),
+        dup,
+        extra,
+        nested,
+        spaced,
+        *again,
+        orjson.dumps(lead_order(attempt("direct_lookup", 2, j=judgement(errors=[err("x")])))),
+        orjson.dumps(in_key_order(attempt("direct_lookup", 1, run_id="w2", model="m2"))),
+        b'{"type":"note","text":"a foreign record"}',
+        b"not json at all",
+        b"   ",
+        b"[1, 2]",
+        orjson.dumps(base) + b"\r",
+        orjson.dumps(base)[:-1] + b" ",
+        orjson.dumps(base)[:-40],
+        orjson.dumps(header(run_id="second-header")),
+    ]
+
+
+def history(path: Path, *, torn: bool = True) -> Path:
+    lines = [orjson.dumps(header(run_id="run-0"))]
+    odd = hostile_lines()
+    for i in range(120):
+        lines.append(orjson.dumps(normal(i)))
+        if i % 3 == 2 and odd:
+            lines.append(odd.pop(0))
+    lines += odd
+    data = b"\n".join(lines) + b"\n"
+    if torn:
+        data += lines[5][:100]
+    path.write_bytes(data)
+    return path
+
+
+def state(ix: HistoryIndex) -> dict[str, Any]:
+    """Everything an index holds that a reader or a sidecar sees, by value and by code."""
+    r = ix.report
+    return {
+        "rows": ix.rows,
+        "lines": ix.lines,
+        "end": ix.end,
+        "columns": [c.tobytes() for c in (ix.offsets, ix.times, ix.latency, ix.attempt)],
+        "facets": {n: (f.values, list(f.codes)) for n, f in ix.facets.items()},
+        "verdict": list(ix.verdict.codes),
+        "errors": (ix.errors.values, list(ix.errors.codes)),
+        "report": (r.kinds, list(r.kind), r.odd),
+        "numbers": [c.tobytes() for c in (r.elapsed, r.cost, r.retries, r.tin, r.tout)],
+        "user_text": ix.user_text,
+        "headers": ix.headers,
+        "simulated": ix.simulated,
+        "warnings": ix.warnings,
+        "tail": ix.tail,
+        "too_long": ix.too_long,
+    }
+
+
+def plain(path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The index one process builds without the quick path."""
+    with monkeypatch.context() as m:
+        m.setattr(HistoryIndex, "_learn_template", lambda self, row: None)
+        ix = HistoryIndex(path)
+        ix.update()
+    assert ix._quick is None
+    return state(ix)
+
+
+@pytest.mark.parametrize("torn", [False, True])
+def test_the_quick_path_gives_the_fast_paths_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, torn: bool
+) -> None:
+    path = history(tmp_path / "h.jsonl", torn=torn)
+    ix = HistoryIndex(path)
+    ix.update()
+    assert ix._quick is not None and ix._quick._parts, "the quick path was not taken"
+    assert state(ix) == plain(path, monkeypatch)
+    assert any("malformed line" in w.message for w in ix.warnings)
+
+
+def test_the_quick_path_over_small_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = history(tmp_path / "h.jsonl")
+    ix = HistoryIndex(path)
+    while ix.update(max_bytes=3000):
+        pass
+    ix.update()
+    assert state(ix) == plain(path, monkeypatch)
+
+
+def line_starts(path: Path) -> list[int]:
+    data = path.read_bytes()
+    starts = [0]
+    while (nl := data.find(b"\n", starts[-1])) >= 0:
+        starts.append(nl + 1)
+    return starts
+
+
+def test_two_processes_give_the_index_of_one_wherever_the_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = history(tmp_path / "h.jsonl")
+    one = HistoryIndex(path)
+    one.update()
+    want = state(one)
+    assert want == plain(path, monkeypatch)
+    starts = line_starts(path)
+    # the first line, a header's end, inside the hostile lines, the last whole line, the end
+    for cut in sorted({starts[1], starts[2], *starts[150:175:4], starts[-2], starts[-1]}):
+        ix = HistoryIndex(path)
+        assert split.update_in_two(ix, cut) == one.rows
+        assert state(ix) == want, f"cut at {cut}"
+        ix.update()  # and it follows the file on as one process would
+        assert state(ix) == want
+
+
+def test_a_failed_child_leaves_its_half_to_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = history(tmp_path / "h.jsonl")
+    one = HistoryIndex(path)
+    one.update()
+
+    def broken(ix: HistoryIndex) -> dict[str, Any]:
+        raise OSError("the child cannot say")
+
+    monkeypatch.setattr(split, "_state", broken)  # the forked child inherits it
+    ix = HistoryIndex(path)
+    assert split.update_in_two(ix, line_starts(path)[60]) == one.rows
+    assert state(ix) == state(one)
+
+
+def test_update_splits_only_a_large_file_from_its_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = history(tmp_path / "h.jsonl", torn=False)
+    size = path.stat().st_size
+    one = HistoryIndex(path)
+    one.update()
+    calls: list[int] = []
+    real = split.update_in_two
+
+    def spy(ix: HistoryIndex, cut: int) -> int:
+        calls.append(cut)
+        return real(ix, cut)
+
+    monkeypatch.setattr(split, "update_in_two", spy)
+    monkeypatch.setattr(split.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(split.threading, "active_count", lambda: 1)  # a test runner's threads
+    monkeypatch.setattr(split, "MIN_BYTES", size + 1)
+    ix = HistoryIndex(path)
+    ix.update()
+    assert calls == []
+    monkeypatch.setattr(split, "MIN_BYTES", size)
+    ix = HistoryIndex(path)
+    ix.update(max_bytes=size // 3)  # a budget: one process
+    assert calls == []
+    ix.update()  # the rest: not from the start
+    assert calls == [] and state(ix) == state(one)
+    ix = HistoryIndex(path)
+    ix.update()
+    assert len(calls) == 1 and state(ix) == state(one)
+    assert path.read_bytes()[calls[0] - 1 : calls[0]] == b"\n"
+
+
+def test_no_split_with_another_thread_alive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = history(tmp_path / "h.jsonl", torn=False)
+    monkeypatch.setattr(split, "MIN_BYTES", 0)
+    monkeypatch.setattr(split.os, "cpu_count", lambda: 2)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not split.can_split(HistoryIndex(path), path.stat().st_size)
+    finally:
+        stop.set()
+        other.join()
+    monkeypatch.setattr(split.os, "cpu_count", lambda: 1)
+    assert not split.can_split(HistoryIndex(path), path.stat().st_size)
