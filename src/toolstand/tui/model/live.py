@@ -263,24 +263,26 @@ class LiveSession:
             await second_turn(state, results, self._client, policy_for(self.config))
         return state
 
-    def again(self, state: AttemptState) -> AttemptState:
+    def again(self, state: AttemptState, *, repair: bool = False) -> AttemptState:
         """A new attempt that continues ``state``'s turn 1 (and its repair turns) with
         another turn 2, without asking for turn 1 again: its own attempt number, those
-        turns copied and the record marked ``first_turn_shared`` (as a feedback arm's)."""
+        turns copied and the record marked ``first_turn_shared`` (as a feedback arm's).
+        With ``repair``, only turn 1 is copied and the arm is left open: the next repair
+        turn (``repair``) sets it to the style it sends."""
         run_index = next((i for i, t in enumerate(self._targets) if t is state.plan.target), None)
         if run_index is None or self._client is None:
             raise ValueError("the session was restarted since this turn 1 (the case file changed)")
         key = (run_index, state.case.id, state.mode)
         self._attempts[key] += 1
         return AttemptState(
-            state.plan,
+            state.plan.arm(None, 0) if repair else state.plan,
             self._attempts[key],
             state.run_id,
             state.started_at,  # turn 1's, as the copy of it is
             first=state.first,
             judgement=copy.deepcopy(state.judgement),
-            repair_needed=state.repair_needed,
-            repairs=list(state.repairs),
+            repair_needed=state.repair_needed and not repair,  # arm() sets it again
+            repairs=[] if repair else list(state.repairs),
             first_turn_shared=True,
         )
 

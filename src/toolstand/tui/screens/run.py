@@ -178,8 +178,9 @@ class RunScreen(RunViews):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
             return self.busy
-        if action == "step_again":
-            return self.again and not self.busy
+        if action in ("step_again", "step_repair_again"):
+            wanted = "repair" if action == "step_repair_again" else "second"
+            return self.again and not self.busy and self.step_kind == wanted
         if action in ("step", "step_repair"):
             wanted = "repair" if action == "step_repair" else "second"
             return self.awaiting_step and not self.busy and self.step_kind == wanted
@@ -283,6 +284,9 @@ class RunScreen(RunViews):
     def action_step_again(self) -> None:  # the same step, from the same turn 1
         self.action_step()
 
+    def action_step_repair_again(self) -> None:  # the first repair turn, from turn 1
+        self.action_step()
+
     def action_step(self) -> None:
         panel = self.query_one(StepPanel)
         results = panel.results()
@@ -291,11 +295,12 @@ class RunScreen(RunViews):
             return
         self._started_for = self.showing
         if self.again:
-            self.begin_stream(
-                visible(f"turn 2 again · {self.state.case.id}"), self.state.plan.stream
-            )
-            self.query_one(RunStatus).start(visible(f"turn 2 again · {self.state.case.id}"))
-            self._worker = self._second_again(self.state, results)
+            repair = self.step_kind == "repair"
+            label = visible(f"{'repair 1' if repair else 'turn 2'} again · {self.state.case.id}")
+            self.begin_stream(label, self.state.plan.stream)
+            self.query_one(RunStatus).start(label)
+            again = self._repair_again if repair else self._second_again
+            self._worker = again(self.state, results)
             self.refresh_bindings()
             return
         self.begin_stream(
@@ -329,25 +334,36 @@ class RunScreen(RunViews):
 
     @work(exclusive=True, group="live", exit_on_error=False)
     async def _repair_turn(self, state: AttemptState, results: list[Any]) -> None:
+        await self._send_repair(state, state, results)
+
+    @work(exclusive=True, group="live", exit_on_error=False)
+    async def _repair_again(self, state: AttemptState, results: list[Any]) -> None:
+        # a new attempt on the same turn 1, its arm the style sent: nothing sent yet
+        await self._send_repair(state, self._live().again(state, repair=True), results)
+
+    async def _send_repair(self, state: AttemptState, to: AttemptState, results: list[Any]) -> None:
+        """Send ``results`` as ``to``'s next repair turn in the style picked, else in
+        ``state``'s (the attempt shown): the record must say the style sent."""
         from toolstand.tui.model.live_repair import style_of
 
         session, config = self._live(), self.app.project.config
         assert config is not None
-        # the style sent is the one picked, else the attempt's: the record must say so
         style = self._style or style_of(state, config)
-        await session.repair(state, style, results, self.watcher())
-        state.repairs[-1].feedback = style  # a later repair turn may be sent in another
-        await self._next_step(session, state)
+        await session.repair(to, style, results, self.watcher())
+        to.repairs[-1].feedback = style  # a later repair turn may be sent in another
+        await self._next_step(session, to)
 
-    def _open_repair(self, state: AttemptState) -> None:
-        """The feedback for the last turn's calls, each style of it one pick away."""
+    def _open_repair(self, state: AttemptState, *, again: bool = False) -> None:
+        """The feedback for the last turn's calls, each style of it one pick away;
+        ``again``: for turn 1's calls, to send again (focus stays, as for turn 2's)."""
         from toolstand.tui.model.live_repair import repair_offer
 
         config = self.app.project.config
         assert config is not None
         self._style = None
         panel = self.query_one(StepPanel)
-        panel.open(*repair_offer(state, config), prompt="feedback style…")
+        offer = repair_offer(state, config, again=again)
+        panel.open(*offer, prompt="feedback style…", focus=not again)
 
     @on(StepPanel.Picked)
     def _picked(self, event: StepPanel.Picked) -> None:
@@ -358,12 +374,11 @@ class RunScreen(RunViews):
         chosen = next((s for s in FEEDBACK_STYLES if s == style), None)
         if chosen is None:
             return
+        from toolstand.tui.model.live_repair import repair_title
+
         self._style = chosen
-        n = len(self.state.repairs) + 1
-        self.query_one(StepPanel).border_title = (
-            f"repair {n}: feedback to send ({chosen}) · ctrl+r edit · ctrl+l other styles"
-            " · ctrl+t sends"
-        )
+        n = 1 if self.again else len(self.state.repairs) + 1
+        self.query_one(StepPanel).border_title = repair_title(n, chosen, again=self.again)
 
     @on(TurnDone)
     def _turn_done(self, event: TurnDone) -> None:
@@ -380,7 +395,7 @@ class RunScreen(RunViews):
         self.showing = started_for
         panel = self.query_one(StepPanel)
         if event.rec is None:
-            self.awaiting_step, self.step_kind = True, event.step
+            self.awaiting_step, self.step_kind, self.again = True, event.step, False
             if event.step == "repair":
                 self._open_repair(event.state)
                 n = len(event.state.repairs) + 1
@@ -392,10 +407,15 @@ class RunScreen(RunViews):
             self.awaiting_step = False
             self._record(event.rec)
             self._note = f"recorded in {event.path}"
-            self.again = event.state.second is not None
-            if self.again:  # the results sent, to edit and send again; focus stays
+            self.again = event.state.second is not None or bool(event.state.repairs)
+            if event.state.second is not None:  # the results sent, to edit and send again
+                self.step_kind = "second"
                 panel.open(list(event.state.second_results), title=AGAIN_TITLE, focus=False)
                 self._note += " · ctrl+t sends turn 2 again from this turn 1"
+            elif self.again:  # turn 1's feedback, in another style or edited, sent again
+                self.step_kind = "repair"
+                self._open_repair(event.state, again=True)
+                self._note += " · ctrl+t sends the repair turn again from this turn 1"
             else:
                 panel.close()
         self._show_turn(len(self.views) - 1)
