@@ -34,7 +34,7 @@ class StepPanel(VerticalScroll):
     TITLE = "turn 2: tool results to send · ctrl+r edit · ctrl+l canned · ctrl+t sends"
 
     def __init__(self, tools: list[ToolSpec], id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(id=id, classes="pane")  # a pane: F11 fills the screen with it
         self.calls: list[ToolResult] = []
         self._canned = canned_results(tools)
         self._choices: list[dict[str, dict[str, Any]]] = []
