@@ -23,6 +23,7 @@ from textual.widgets import Select
 from textual.worker import Worker, WorkerState
 
 from toolstand.spec.cases import Case
+from toolstand.tui.model.live_cases import LiveCases
 from toolstand.tui.model.verdicts import verdict_of
 from toolstand.tui.screens.modals import PasteForm, PasteModal
 from toolstand.tui.screens.run_keys import RUN_BINDINGS
@@ -84,6 +85,7 @@ class RunScreen(RunViews):
         self._case_ids: list[str] = []
         self._worker: Worker[None] | None = None
         self._style: FeedbackStyle | None = None  # the feedback style picked for this repair
+        self._cases = LiveCases()  # the config's cases, every file of it
 
     def compose(self) -> ComposeResult:
         targets = self._targets()
@@ -112,9 +114,26 @@ class RunScreen(RunViews):
         else:
             self._say("ctrl+g runs the case · ctrl+o pastes a raw body instead")
 
+    @dataclass
+    class CasesRead(Message):
+        """The config's case files were read (a thread worker): list their cases."""
+
     def on_screen_resume(self) -> None:
-        casefile = self.app.project.casefile
-        ids = [c.id for c in casefile.cases]
+        # a run is of the config: every case file of it, not only the one Cases shows;
+        # files not read yet (3,491 BFCL cases: ~0.5 s) are read off the event loop
+        if self._cases.stale(self.app.project):
+            self._read_cases()
+        else:
+            self._list_cases()
+
+    @work(thread=True, exclusive=True, group="cases", exit_on_error=False)
+    def _read_cases(self) -> None:
+        self._cases.of(self.app.project)
+        self.post_message(self.CasesRead())
+
+    @on(CasesRead)
+    def _list_cases(self) -> None:
+        ids = [c.id for c in self._cases.of(self.app.project).cases]
         case = self.query_one("#run-case", Select)
         if ids != self._case_ids:  # new options blank the value: only when they changed
             self._case_ids = ids
@@ -135,6 +154,7 @@ class RunScreen(RunViews):
         """Choose ``case_id`` (and the configured run ``target``, the ``mode``: kept when
         None) in the bar; with ``run``, then run it live as ctrl+g would."""
         self.app.selected_case_id = case_id
+        self._list_cases()  # the case is listed, even before the files' reader is back
         self.query_one("#run-case", Select).value = case_id
         if target is not None:
             self.query_one("#run-target", Select).value = target
@@ -201,7 +221,7 @@ class RunScreen(RunViews):
         project = self.app.project
         target = self.query_one("#run-target", Select).value
         case_id = self.query_one("#run-case", Select).value
-        case = project.casefile.by_id().get(str(case_id))
+        case = self._cases.by_id(project).get(str(case_id))
         if project.config is None or target is Select.NULL or case is None:
             self._say("choose a case and a configured run first", "failed")
             return None
@@ -212,7 +232,7 @@ class RunScreen(RunViews):
         from toolstand.tui.model.live import LiveSession  # imports the adapters on first use
 
         if self.session is None:
-            self.session = LiveSession(self.app.project)
+            self.session = LiveSession(self.app.project, cases=self._cases)
         return self.session
 
     # --- live turns --------------------------------------------------------------------
@@ -476,7 +496,7 @@ class RunScreen(RunViews):
         form = self._paste_form
         if form.case is None and form.target is None:  # first opening: the bar's choice
             form.case, form.target = case, cast(int, target) if target is not Select.NULL else None
-        cases = [c.id for c in self.app.project.casefile.cases]
+        cases = [c.id for c in self._cases.of(self.app.project).cases]
         modal = PasteModal(form, self._targets(), cases, mode, status_of_body)
         self.app.push_screen(modal, self._pasted)
 
@@ -497,7 +517,7 @@ class RunScreen(RunViews):
 
         if form is None or not form.judge or form.target is None or form.case is None:
             return
-        case = self.app.project.casefile.by_id().get(form.case)
+        case = self._cases.by_id(self.app.project).get(form.case)
         config = self.app.project.config
         if case is None or config is None:
             return
