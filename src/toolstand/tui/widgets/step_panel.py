@@ -139,8 +139,7 @@ class StepPanel(VerticalScroll):
         chosen = self._choices[int(i)][str(event.value)]
         self.query_one(f"#result-{i}", TextArea).load_text(_pretty(chosen))
         self.picked = str(event.value)
-        self.post_message(self.Picked(self.picked))
-        event.select.clear()
+        self.post_message(self.Picked(self.picked))  # the picker keeps showing the choice
 
     def results(self) -> list[ToolResult] | None:
         """The edited results, or None (each bad one marked at its field)."""
