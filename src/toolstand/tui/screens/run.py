@@ -168,6 +168,10 @@ class RunScreen(RunViews):
         if event.value is not Select.NULL:
             self.app.selected_case_id = str(event.value)
 
+    @on(Select.Changed, "#run-target")
+    def _target_chosen(self) -> None:
+        self.show_arm()
+
     @on(Select.Changed, "#run-bar Select")
     def _chosen(self, event: Select.Changed) -> None:
         # a turn on its way is dealt with when it comes back (_turn_done)

@@ -192,8 +192,9 @@ class AttemptDetail(Vertical):
         timing = timing_line(
             turn_ms(tries), total if isinstance(total, int | float) else None, len(turns)
         )
+        arm = {True: " · streamed", False: " · not streamed"}.get(rec.get("stream"), "")
         head = (
-            f"{rec.get('provider')}/{rec.get('model')} · {rec.get('mode')} · "
+            f"{rec.get('provider')}/{rec.get('model')} · {rec.get('mode')}{arm} · "
             f"{rec.get('case_id')} #{rec.get('attempt')} · {verdict_line(rec)} · "
             f"{rec.get('started_at')}" + (f" · {label}: {timing}" if timing else "")
         )
