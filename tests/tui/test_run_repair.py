@@ -105,6 +105,8 @@ async def test_the_feedback_style_picked_is_the_one_recorded(
         assert {"Send repair turn", "Feedback styles"} <= offered
         assert not {"Send turn 2", "Canned results"} & offered
         assert panel.query_one("#canned-0", Select).prompt == "feedback style…"
+        # hfix F4: the picker shows the style the editor holds, not its prompt
+        assert panel.query_one("#canned-0", Select).value == "feedback: traceback"
         area = panel.query_one("#result-0", TextArea)
         panel.query_one("#canned-0", Select).value = "feedback: allowed_prose"
         await wait_for(pilot, lambda: "(allowed_prose)" in str(panel.border_title))

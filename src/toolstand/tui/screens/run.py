@@ -380,14 +380,15 @@ class RunScreen(RunViews):
     def _open_repair(self, state: AttemptState, *, again: bool = False) -> None:
         """The feedback for the last turn's calls, each style of it one pick away;
         ``again``: for turn 1's calls, to send again (focus stays, as for turn 2's)."""
-        from toolstand.tui.model.live_repair import repair_offer
+        from toolstand.tui.model.live_repair import repair_offer, style_of
 
         config = self.app.project.config
         assert config is not None
         self._style = None
         panel = self.query_one(StepPanel)
         offer = repair_offer(state, config, again=again)
-        panel.open(*offer, prompt="feedback style…", focus=not again)
+        shown = f"feedback: {style_of(state, config)}"  # the style the editor holds
+        panel.open(*offer, prompt="feedback style…", focus=not again, chosen=shown)
 
     @on(StepPanel.Picked)
     def _picked(self, event: StepPanel.Picked) -> None:

@@ -49,9 +49,11 @@ class StepPanel(VerticalScroll):
         prompt: str = "canned result…",
         *,
         focus: bool = True,
+        chosen: str | None = None,
     ) -> None:
         """One editor per result; ``choices`` replace the canned results, per call (a
-        repair turn offers each feedback style of that call's problem)."""
+        repair turn offers each feedback style of that call's problem); ``chosen``: the
+        choice the results are (the pickers show it)."""
         self.calls = list(results)
         self.picked = None
         self._choices = choices if choices is not None else [self._canned for _ in results]
@@ -80,6 +82,7 @@ class StepPanel(VerticalScroll):
                 Select(
                     [(name, name) for name in self._choices[i]],
                     prompt=prompt,
+                    value=chosen if chosen in self._choices[i] else Select.NULL,
                     id=f"canned-{i}",
                     classes="canned",
                     compact=True,
