@@ -192,7 +192,8 @@ class AttemptDetail(Vertical):
         timing = timing_line(
             turn_ms(tries), total if isinstance(total, int | float) else None, len(turns)
         )
-        arm = {True: " · streamed", False: " · not streamed"}.get(rec.get("stream"), "")
+        stream = rec.get("stream")  # the stream arm; absent before streaming existed
+        arm = (" · streamed" if stream else " · not streamed") if isinstance(stream, bool) else ""
         head = (
             f"{rec.get('provider')}/{rec.get('model')} · {rec.get('mode')}{arm} · "
             f"{rec.get('case_id')} #{rec.get('attempt')} · {verdict_line(rec)} · "
