@@ -57,7 +57,7 @@ class LiveCases:
         if len(paths) <= 1:
             return project.casefile
         files = [self._file(p, project) for p in paths]
-        key = (project.config_path, *(id(f) for f in files))
+        key = (project.config_path, *((f.path, f.sha256) for f in files))
         if key != self._key or self._set is None:
             # the set marks lines of its files (their file, a duplicate id left out):
             # it marks copies, never the lines Cases shows
