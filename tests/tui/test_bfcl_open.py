@@ -6,16 +6,17 @@ from pathlib import Path
 
 import orjson
 import pytest
-from textual.widgets import Select
+from textual.widgets import OptionList, Select
 
 from tests.support import bfcl as fx
-from tests.support.tui import SIZE, screen_after, wait_for
+from tests.support.tui import SIZE, screen_after, status, wait_for
 from toolstand.cli import main
 from toolstand.spec.cases import case_paths
 from toolstand.tui.app import make_app
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.report import ReportScreen
+from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.case_form import CaseForm
 
@@ -121,3 +122,35 @@ async def test_cases_switches_between_the_files_of_the_config(
         assert [c.id for c in app.project.casefile.cases] == want
         assert form.draft is not None and form.draft.valid and not form.draft.changed
         assert other.name in str(cases.query_one("#nav").render())
+
+
+async def test_run_lists_every_case_of_the_config_and_runs_one_of_another_file(
+    imported_run: tuple[Path, Path],
+) -> None:
+    # hfix B3: Run's case list held only the file open in Cases (400 of 3,491 for BFCL)
+    out, _ = imported_run
+    files = case_paths(out)
+    ids = [
+        c["id"]
+        for f in files
+        for x in f.read_bytes().splitlines()
+        if "id" in (c := orjson.loads(x))
+    ]
+    app = make_app(str(out / "config.json"), root=out)
+    async with app.run_test(size=SIZE) as pilot:
+        cases = await screen_after(pilot, CasesScreen, "f1")
+        cases.open_file(files[-1])  # Cases now edits the last file of the config
+        run = await screen_after(pilot, RunScreen, "f2")
+        await pilot.pause()
+        select = run.query_one("#run-case", Select)
+        listed = [str(o.prompt) for o in select.query_one(OptionList).options]
+        assert listed == ["case", *ids]  # the blank, then every case in the config's order
+        other = next(i for f in files[:-1] for i in ids if i.startswith(f.stem))
+        run.prepare(other, run=True)  # a case of a file Cases does not show
+        await wait_for(pilot, lambda: "recorded in" in status(app))
+    (rec,) = [
+        r
+        for r in map(orjson.loads, next(out.glob("runs/live-*.jsonl")).read_bytes().splitlines())
+        if r["type"] == "attempt"
+    ]
+    assert rec["case_id"] == other and rec["judgement"]["verdict"] == "pass"

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, Static, TextArea
+from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 from tests.support.tui import SIZE, type_into, wait_for
 from toolstand.spec.cases import load_cases
@@ -260,3 +260,26 @@ async def test_at_80x24_the_list_keeps_the_last_verdict_in_view(app_for: AppFor)
         assert keys[0] == "id" and keys[-1] == "last"
         used = sum(c.get_render_width(table) for c in table.columns.values())
         assert used <= table.size.width - 2  # no column scrolled out of sight
+
+
+async def test_switching_the_kind_to_tool_call_clears_what_contradicts_it(
+    app_for: AppFor, project: Path
+) -> None:
+    # hfix F1: missing_data's must_not_call: true and contains_any stayed behind, and
+    # save was refused by a field scrolled off-screen
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await choose_template(pilot, app, "missing_data")
+        form = app.screen.query_one(CaseForm)
+        assert (form.values().must_not_call, form.values().kind) == ("all", "text")
+        assert form.values().contains_any
+        form.query_one("#f-kind", Select).value = "tool_call"
+        await wait_for(pilot, lambda: form.values().must_not_call == "unset")
+        assert form.values().contains_any == ""
+        assert form.draft is not None and "kind" not in form.draft.field_errors
+        form.query_one("#f-tool", Select).value = "quote_delivery"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "saved to" in text_of(app, "#draft-status"))
+    saved = orjson.loads((project / "cases" / "delivery.jsonl").read_bytes().splitlines()[-1])
+    assert saved["expect"] == {"kind": "tool_call", "tool": "quote_delivery"}

@@ -223,3 +223,26 @@ async def test_escapes_in_a_repair_turn_s_label_are_shown_not_obeyed(
         assert "repair [b]1[/b]\\x1b]0;TITLE\\x07" in text  # markup stays literal
         explained = str(app.screen.query_one("#detail-explain", Static).render())
         assert "feedback allowed\\x1b]0;TITLE\\x07\\x1b[2J\\x9b[bold]x[/bold]" in explained
+
+
+async def test_no_feedback_is_named_none_in_the_facet_and_the_status(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    # hfix F7b: "5 match: feedback=?" for the attempts without repair turns
+    recs = write_history(project)
+    assert not any("feedback" in r for r in recs)
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_history(pilot, app, len(recs))
+        await pilot.press("f")
+        await wait_for(pilot, lambda: bool(options(screen, "feedback")))
+        assert options(screen, "feedback") == ["?"]  # the query's value is unchanged
+        assert prompts(screen, "feedback") == [f"none  {len(recs)}"]
+        screen.query_one("#f-feedback", SelectionList).select("?")
+        await wait_for(pilot, lambda: screen.query_.feedback == {"?"})
+        await wait_for(
+            pilot,
+            lambda: (
+                "match: feedback=none" in str(screen.query_one("#history-status", Static).render())
+            ),
+        )

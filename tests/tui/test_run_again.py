@@ -55,3 +55,21 @@ async def test_turn_two_is_sent_again_from_the_same_turn_one(
     assert again["second_turn"]["tool_results"][0]["result"] == LOCKED
     assert b"ORDER_LOCKED" in orjson.dumps(again["second_turn"]["request"]["body"])
     assert first["second_turn"]["request_hash"] != again["second_turn"]["request_hash"]
+
+
+async def test_f11_fills_the_screen_with_the_result_editor(app_for: AppFor) -> None:
+    # hfix B2: F11 in the turn-2 editor stayed 8 lines, centred in hatching, the JSON
+    # wrapped beside the picker at ~45 columns
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await turn_one(pilot, app, "recovery_lookup_ok")
+        panel = app.screen.query_one(StepPanel)
+        area = panel.query_one("#result-0", TextArea)
+        area.focus()
+        await pilot.press("f11")
+        assert app.screen.maximized is panel  # the pane with its title, not the bare area
+        await pilot.pause()
+        assert panel.region.height >= 20 and panel.region.width == 80
+        assert area.region.width >= 70  # the picker above it, not beside it
+        await pilot.press("f11")
+        assert app.screen.maximized is None

@@ -8,10 +8,20 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Select, TextArea
 
-from tests.support.tui import SIZE, open_run, records, status, wait_for, write_config
+from tests.support.tui import (
+    SIZE,
+    attempts,
+    open_run,
+    records,
+    sim_requests,
+    status,
+    wait_for,
+    write_config,
+)
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.widgets.step_panel import StepPanel
 
@@ -95,6 +105,8 @@ async def test_the_feedback_style_picked_is_the_one_recorded(
         assert {"Send repair turn", "Feedback styles"} <= offered
         assert not {"Send turn 2", "Canned results"} & offered
         assert panel.query_one("#canned-0", Select).prompt == "feedback style…"
+        # hfix F4: the picker shows the style the editor holds, not its prompt
+        assert panel.query_one("#canned-0", Select).value == "feedback: traceback"
         area = panel.query_one("#result-0", TextArea)
         panel.query_one("#canned-0", Select).value = "feedback: allowed_prose"
         await wait_for(pilot, lambda: "(allowed_prose)" in str(panel.border_title))
@@ -117,3 +129,58 @@ async def test_the_feedback_style_picked_is_the_one_recorded(
     first = rec["repair_turns"][0]
     assert first["feedback"] == "allowed_prose"
     assert first["tool_results"][0]["result"] == orjson.loads(prose)
+
+
+async def _until_recorded(pilot: Pilot[Any], app: ToolstandApp, done: Callable[[], bool]) -> None:
+    """Send repair turns (ctrl+t) until ``done``: sim-sloppy may break the repair too."""
+    await wait_for(pilot, lambda: done() or "sends repair turn" in status(app))
+    while not done():
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: done() or "sends repair turn" in status(app))
+
+
+async def test_the_repair_turn_is_sent_again_from_the_same_turn_one(
+    app_for: AppFor, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 30 (hfix B1): once a repair attempt was recorded, ctrl+t left the footer and
+    # the panel closed; another style could only be tried with a new turn 1
+    write_config(
+        project,
+        runs=[{"provider": "sim", "model": "sim-sloppy", "api": "gemini", "base_url": "sim"}],
+    )
+    app = app_for()
+    with sim_requests(monkeypatch) as asked:
+        async with app.run_test(size=SIZE) as pilot:
+            await until_repair(pilot, app)
+            turn1, asked_before = asked[-1], len(asked)
+            panel = app.screen.query_one(StepPanel)
+            panel.query_one("#canned-0", Select).value = "feedback: allowed_prose"
+            await wait_for(pilot, lambda: "(allowed_prose)" in str(panel.border_title))
+            before = len(attempts(project))
+            await pilot.press("ctrl+t")
+            await _until_recorded(pilot, app, lambda: len(attempts(project)) == before + 1)
+            await wait_for(pilot, lambda: "repair turn again" in status(app))
+            # the feedback for turn 1's calls stays open, worded as a repair turn sent again
+            assert panel.is_open and "again" in str(panel.border_title)
+            offered = {
+                b.binding.description for b in app.screen.active_bindings.values() if b.enabled
+            }
+            assert {"Send repair turn again", "Feedback styles"} <= offered
+            assert not {"Send turn 2 again", "Send repair turn"} & offered
+            panel.query_one("#canned-0", Select).value = "feedback: path_value"
+            await wait_for(pilot, lambda: "(path_value)" in str(panel.border_title))
+            sent = orjson.loads(panel.query_one("#result-0", TextArea).text)
+            await pilot.press("ctrl+t")
+            await _until_recorded(pilot, app, lambda: len(attempts(project)) == before + 2)
+    first, again = attempts(project)[-2:]
+    assert turn1 not in asked[asked_before:]  # turn 1 was not asked again
+    assert again["attempt"] == first["attempt"] + 1  # its own attempt
+    assert "first_turn_shared" not in first and again["first_turn_shared"] is True
+    for key in ("request_hash", "request", "response", "decision", "started_at"):
+        assert again[key] == first[key], key
+    assert first["feedback"] == "allowed_prose"
+    assert (
+        again["feedback"] == "path_value" and again["repair_turns"][0]["feedback"] == "path_value"
+    )
+    assert again["repair_turns"][0]["index"] == 1
+    assert again["repair_turns"][0]["tool_results"][0]["result"] == sent

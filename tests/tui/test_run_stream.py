@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 from textual.message import Message
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
 
 from tests.support.tui import attempts, open_history, open_run, status, wait_for, write_config
 from toolstand.attempt.record import record
@@ -17,6 +17,7 @@ from toolstand.tui.screens.attempt import AttemptScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.screens.run_view import StreamEvent
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
+from toolstand.tui.widgets.nav import NavBar
 
 AppFor = Callable[..., ToolstandApp]
 
@@ -82,6 +83,8 @@ async def test_a_run_with_both_arms_toggles_the_stream_arm(app_for: AppFor, proj
         await pilot.press("ctrl+g")  # the first arm: not streamed
         await wait_for(pilot, lambda: "recorded in" in status(app))
         assert "raw response" in str(app.screen.query_one("#pane-response").border_title)
+        bar = app.screen.query_one(NavBar)
+        assert bar.detail == "stream arm: not streamed"  # hfix F5: the arm in sight
         await pilot.press("f7")
         assert "stream arm: streamed" in status(app)
         await pilot.press("ctrl+g")
@@ -90,6 +93,8 @@ async def test_a_run_with_both_arms_toggles_the_stream_arm(app_for: AppFor, proj
         )
         assert str(app.screen.query_one("#pane-response").border_title).startswith("events · ")
         assert [r["stream"] for r in attempts(project)] == [False, True]
+        # the status line moved on; the bar still says which arm the next run takes
+        assert "stream arm" not in status(app) and bar.detail == "stream arm: streamed"
 
 
 async def test_the_stream_arm_key_is_off_for_a_run_with_one_arm(
@@ -120,6 +125,8 @@ async def test_history_shows_the_events_of_a_streamed_attempt(
         await wait_for(pilot, lambda: isinstance(app.screen, AttemptScreen))
         detail = app.screen.query_one(AttemptDetail)
         await wait_for(pilot, lambda: detail.rec is not None)
+        head = str(app.screen.query_one("#detail-head", Static).render())
+        assert " · auto · streamed · " in head  # hfix F5: the arm in the attempt header
         title = str(app.screen.query_one("#pane-raw").border_title)
         assert title.startswith(f"events · {stream['events']} · token ")
         lines = app.screen.query_one("#detail-raw", TextArea).text.splitlines()

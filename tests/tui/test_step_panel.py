@@ -3,8 +3,9 @@ never drives the terminal."""
 
 from __future__ import annotations
 
+import orjson
 from textual.app import App, ComposeResult
-from textual.widgets import TextArea
+from textual.widgets import Select, TextArea
 
 from toolstand.adapters.base import ToolResult
 from toolstand.tui.widgets.step_panel import StepPanel
@@ -29,3 +30,18 @@ async def test_del_and_c1_in_a_result_are_escaped_and_sent_unchanged() -> None:
         assert "evil\\x9bname" in str(panel.query_one(".field-label").render())
         results = panel.results()
         assert results is not None and results[0].result == value
+
+
+async def test_the_picker_shows_the_choice_loaded() -> None:
+    # hfix F4: the Select read "feedback style…" again after a style was picked
+    app = PanelApp()
+    choices = [{"feedback: traceback": {"error": "Tr"}, "feedback: allowed": {"error": "al"}}]
+    async with app.run_test() as pilot:
+        panel = app.query_one(StepPanel)
+        panel.open([ToolResult("c1", False, "t", {"error": "Tr"})], choices, prompt="style…")
+        await pilot.pause()
+        select = panel.query_one("#canned-0", Select)
+        select.value = "feedback: allowed"
+        await pilot.pause()
+        assert orjson.loads(panel.query_one("#result-0", TextArea).text) == {"error": "al"}
+        assert select.value == "feedback: allowed"  # the field shows it, not the prompt

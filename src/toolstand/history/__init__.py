@@ -35,6 +35,7 @@ from toolstand.history.query import (
     QueryResult,
     day_range,
     run_query,
+    shown_label,
     value_label,
 )
 from toolstand.history.read import (
@@ -113,6 +114,7 @@ __all__ = [
     "run_query",
     "scan",
     "scan_with",
+    "shown_label",
     "sidecar_path",
     "split_metrics",
     "turn_types_problem",

@@ -33,6 +33,13 @@ FACETS: dict[str, str] = {
     "day": "day",
 }
 TIME_PRESETS = ("any", "today", "yesterday", "last 7 days", "range")
+# what a facet's missing value ("?") means, in words, where it has a meaning
+MISSING_WORD = {"feedback": "none"}  # no repair arm: the attempt had no feedback
+
+
+def shown_label(facet: str, label: str) -> str:
+    """A facet value's label as a person reads it: "?" in words where it means one."""
+    return MISSING_WORD.get(facet, label) if label == "?" else label
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,11 @@ class Query:
 
     def describe(self) -> str:
         """One line naming the active filters, for a status bar."""
-        parts = [f"{f}={','.join(sorted(getattr(self, f)))}" for f in FACETS if f != "day"]
+        parts = [
+            f"{f}={','.join(sorted(shown_label(f, v) for v in getattr(self, f)))}"
+            for f in FACETS
+            if f != "day"
+        ]
         out = [p for p in parts if not p.endswith("=")]
         if self.days:
             lo, hi = self.days

@@ -410,11 +410,22 @@ def load_case_set(source: str | Path | list[str] | list[Path], *, strict: bool =
     paths = case_paths(source)
     if len(paths) == 1 and not (isinstance(source, str | Path) and Path(source).is_dir()):
         return load_cases(paths[0], strict=strict)
-    label = str(source) if isinstance(source, str | Path) else ", ".join(map(str, source))
+    label = set_label(source)
     if not paths:
         raise LoadError([Problem(label, None, "$", "no *.jsonl case file here")])
     shared: SharedTools = {}  # a tool repeated across the files is one ToolSpec too
     files = [load_cases(p, strict=False, shared=shared) for p in paths]
+    return case_set(label, files, strict=strict)
+
+
+def set_label(source: str | Path | list[str] | list[Path]) -> str:
+    """A set's path in its run header: the folder, or the files joined by ``, ``."""
+    return str(source) if isinstance(source, str | Path) else ", ".join(map(str, source))
+
+
+def case_set(label: str, files: list[CaseFile], *, strict: bool = True) -> CaseFile:
+    """Files loaded on their own, as one set (see ``load_case_set``); a case whose id an
+    earlier file holds is a problem of its line, left out of the set."""
     problems = [p for f in files for p in f.problems]
     first: dict[str, str] = {}
     for f in files:

@@ -44,6 +44,7 @@ TASKS: dict[str, str] = {
     "run.again": "The second turn",
     "run.repair": "A repair turn",
     "run.styles": "A repair turn",
+    "run.repair_again": "A repair turn",
     "run.headers": "Run turn 1",
     # History (the list and the attempt detail share the attempt keys)
     "history.open_file": "Open and filter",
@@ -150,7 +151,9 @@ STORIES: tuple[Story, ...] = (
             " the same turn 1 (turn 1 is not asked again; each send is its own attempt).",
             "A call that breaks its schema (e.g. quote_complete on sim-sloppy) opens the"
             " feedback instead: {run.styles} picks its feedback style, {run.repair} sends"
-            " the repair turn; the record says the style sent. {run.headers} shows the"
+            " the repair turn; the record says the style sent. Once it is recorded the"
+            " feedback stays open: pick another style or edit it, and {run.repair_again}"
+            " sends the repair turn again from the same turn 1. {run.headers} shows the"
             " URL, the headers and every try of each side.",
         ),
     ),

@@ -35,9 +35,10 @@ from toolstand.attempt.record import record
 from toolstand.attempt.turns import client_for, first_request, first_turn, repair_turn, second_turn
 from toolstand.history import JsonlWriter
 from toolstand.run.runner import Inputs, header, targets_for
-from toolstand.spec.cases import Case
+from toolstand.spec.cases import Case, CaseFile
 from toolstand.spec.config import Config
 from toolstand.transport_read import EventHook, watching
+from toolstand.tui.model.live_cases import LiveCases
 from toolstand.tui.model.live_repair import arm
 from toolstand.tui.model.project import Project
 from toolstand.types import (
@@ -163,15 +164,17 @@ def live_path(runs_dir: Path, today: date | None = None) -> Path:
     return runs_dir / f"live-{(today or date.today()).isoformat()}.jsonl"
 
 
-def inputs_of(project: Project) -> Inputs:
+def inputs_of(project: Project, casefile: CaseFile | None = None) -> Inputs:
+    """What a live run is made of; ``casefile``: its cases (default: the open file)."""
     assert project.config is not None and project.config_path is not None
+    casefile = casefile if casefile is not None else project.casefile
     return Inputs(
         project.config,
         str(project.config_path),
         project.contract,
         project.contract_path,
-        project.casefile,
-        project.cases_path,
+        casefile,
+        Path(casefile.path),
         project.system,
         project.prompt_version,
         project.prompt_hash,
@@ -181,8 +184,14 @@ def inputs_of(project: Project) -> Inputs:
 class LiveSession:
     """Targets, a client and the JSONL output for the live attempts of one app session."""
 
-    def __init__(self, project: Project, today: Callable[[], date] = date.today) -> None:
+    def __init__(
+        self,
+        project: Project,
+        today: Callable[[], date] = date.today,
+        cases: LiveCases | None = None,
+    ) -> None:
         self.project = project
+        self.cases = cases if cases is not None else LiveCases()  # every file of the config
         self.today = today
         self.run_id = f"live-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
         self._stack: contextlib.AsyncExitStack | None = None
@@ -200,17 +209,19 @@ class LiveSession:
 
     async def _ensure(self) -> None:
         # the simulator answers from the case file: restart it when the file was edited
-        if self._stack is not None and self._cases_sha == self.project.casefile.sha256:
+        cases = self.cases.of(self.project)
+        if self._stack is not None and self._cases_sha == cases.sha256:
             return
         await self.close()
         stack = contextlib.AsyncExitStack()
-        self._targets = await stack.enter_async_context(targets_for(inputs_of(self.project)))
+        inputs = inputs_of(self.project, cases)
+        self._targets = await stack.enter_async_context(targets_for(inputs))
         # building a client loads the CA bundle (~0.1 s): do it off the loop; the client
         # is bound to no loop until its first request, which happens in this one
         self._client = await asyncio.to_thread(client_for, self.config)
         stack.push_async_callback(self._client.aclose)
         self._stack = stack
-        self._cases_sha = self.project.casefile.sha256
+        self._cases_sha = cases.sha256
 
     async def first(
         self,
@@ -263,24 +274,26 @@ class LiveSession:
             await second_turn(state, results, self._client, policy_for(self.config))
         return state
 
-    def again(self, state: AttemptState) -> AttemptState:
+    def again(self, state: AttemptState, *, repair: bool = False) -> AttemptState:
         """A new attempt that continues ``state``'s turn 1 (and its repair turns) with
         another turn 2, without asking for turn 1 again: its own attempt number, those
-        turns copied and the record marked ``first_turn_shared`` (as a feedback arm's)."""
+        turns copied and the record marked ``first_turn_shared`` (as a feedback arm's).
+        With ``repair``, only turn 1 is copied and the arm is left open: the next repair
+        turn (``repair``) sets it to the style it sends."""
         run_index = next((i for i, t in enumerate(self._targets) if t is state.plan.target), None)
         if run_index is None or self._client is None:
             raise ValueError("the session was restarted since this turn 1 (the case file changed)")
         key = (run_index, state.case.id, state.mode)
         self._attempts[key] += 1
         return AttemptState(
-            state.plan,
+            state.plan.arm(None, 0) if repair else state.plan,
             self._attempts[key],
             state.run_id,
             state.started_at,  # turn 1's, as the copy of it is
             first=state.first,
             judgement=copy.deepcopy(state.judgement),
-            repair_needed=state.repair_needed,
-            repairs=list(state.repairs),
+            repair_needed=state.repair_needed and not repair,  # arm() sets it again
+            repairs=[] if repair else list(state.repairs),
             first_turn_shared=True,
         )
 
@@ -291,7 +304,8 @@ class LiveSession:
         with JsonlWriter(path) as writer:
             if path not in self._headed:
                 # a header per session: each session is its own run_id
-                writer.write(header(inputs_of(self.project), self.run_id))
+                inputs = inputs_of(self.project, self.cases.of(self.project))
+                writer.write(header(inputs, self.run_id))
                 self._headed.add(path)
             writer.write(rec)
         return path, rec

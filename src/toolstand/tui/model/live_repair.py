@@ -9,6 +9,7 @@ style of its first repair turn; the record is the runner's.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from toolstand.attempt.feedback import repair_results
@@ -42,21 +43,32 @@ def style_of(state: AttemptState, config: Config) -> FeedbackStyle:
 
 
 def repair_offer(
-    state: AttemptState, config: Config
+    state: AttemptState, config: Config, *, again: bool = False
 ) -> tuple[list[ToolResult], list[dict[str, dict[str, Any]]], str]:
     """What the step panel opens on for the next repair turn: the feedback in the
-    attempt's style, each call's feedback in every style (one pick away), the title."""
+    attempt's style, each call's feedback in every style (one pick away), the title.
+    ``again``: the first repair turn once more, answering turn 1 (a recorded attempt's
+    repair sent again from the same turn 1)."""
+    if again:
+        state = replace(state, repairs=[])
     style = style_of(state, config)
     by_style = {s: feedback_for(state, s) for s in styles_for(config)}
     choices = [
         {f"feedback: {s}": results[i].result for s, results in by_style.items()}
         for i in range(len(by_style[style]))
     ]
-    n = len(state.repairs) + 1
-    title = (
+    return by_style[style], choices, repair_title(len(state.repairs) + 1, style, again=again)
+
+
+def repair_title(n: int, style: str, *, again: bool = False) -> str:
+    """The step panel's title for repair turn ``n`` in ``style``."""
+    if again:
+        return (
+            f"repair {n} again: feedback ({style}) · ctrl+l styles · ctrl+t sends (a new attempt)"
+        )
+    return (
         f"repair {n}: feedback to send ({style}) · ctrl+r edit · ctrl+l other styles · ctrl+t sends"
     )
-    return by_style[style], choices, title
 
 
 def feedback_for(state: AttemptState, style: str) -> list[ToolResult]:

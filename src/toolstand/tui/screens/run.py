@@ -23,6 +23,7 @@ from textual.widgets import Select
 from textual.worker import Worker, WorkerState
 
 from toolstand.spec.cases import Case
+from toolstand.tui.model.live_cases import LiveCases
 from toolstand.tui.model.verdicts import verdict_of
 from toolstand.tui.screens.modals import PasteForm, PasteModal
 from toolstand.tui.screens.run_keys import RUN_BINDINGS
@@ -84,6 +85,7 @@ class RunScreen(RunViews):
         self._case_ids: list[str] = []
         self._worker: Worker[None] | None = None
         self._style: FeedbackStyle | None = None  # the feedback style picked for this repair
+        self._cases = LiveCases()  # the config's cases, every file of it
 
     def compose(self) -> ComposeResult:
         targets = self._targets()
@@ -112,9 +114,26 @@ class RunScreen(RunViews):
         else:
             self._say("ctrl+g runs the case · ctrl+o pastes a raw body instead")
 
+    @dataclass
+    class CasesRead(Message):
+        """The config's case files were read (a thread worker): list their cases."""
+
     def on_screen_resume(self) -> None:
-        casefile = self.app.project.casefile
-        ids = [c.id for c in casefile.cases]
+        # a run is of the config: every case file of it, not only the one Cases shows;
+        # files not read yet (3,491 BFCL cases: ~0.5 s) are read off the event loop
+        if self._cases.stale(self.app.project):
+            self._read_cases()
+        else:
+            self._list_cases()
+
+    @work(thread=True, exclusive=True, group="cases", exit_on_error=False)
+    def _read_cases(self) -> None:
+        self._cases.of(self.app.project)
+        self.post_message(self.CasesRead())
+
+    @on(CasesRead)
+    def _list_cases(self) -> None:
+        ids = [c.id for c in self._cases.of(self.app.project).cases]
         case = self.query_one("#run-case", Select)
         if ids != self._case_ids:  # new options blank the value: only when they changed
             self._case_ids = ids
@@ -135,6 +154,7 @@ class RunScreen(RunViews):
         """Choose ``case_id`` (and the configured run ``target``, the ``mode``: kept when
         None) in the bar; with ``run``, then run it live as ctrl+g would."""
         self.app.selected_case_id = case_id
+        self._list_cases()  # the case is listed, even before the files' reader is back
         self.query_one("#run-case", Select).value = case_id
         if target is not None:
             self.query_one("#run-target", Select).value = target
@@ -147,6 +167,10 @@ class RunScreen(RunViews):
     def _case_chosen(self, event: Select.Changed) -> None:
         if event.value is not Select.NULL:
             self.app.selected_case_id = str(event.value)
+
+    @on(Select.Changed, "#run-target")
+    def _target_chosen(self) -> None:
+        self.show_arm()
 
     @on(Select.Changed, "#run-bar Select")
     def _chosen(self, event: Select.Changed) -> None:
@@ -178,8 +202,9 @@ class RunScreen(RunViews):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
             return self.busy
-        if action == "step_again":
-            return self.again and not self.busy
+        if action in ("step_again", "step_repair_again"):
+            wanted = "repair" if action == "step_repair_again" else "second"
+            return self.again and not self.busy and self.step_kind == wanted
         if action in ("step", "step_repair"):
             wanted = "repair" if action == "step_repair" else "second"
             return self.awaiting_step and not self.busy and self.step_kind == wanted
@@ -209,7 +234,7 @@ class RunScreen(RunViews):
         project = self.app.project
         target = self.query_one("#run-target", Select).value
         case_id = self.query_one("#run-case", Select).value
-        case = project.casefile.by_id().get(str(case_id))
+        case = self._cases.by_id(project).get(str(case_id))
         if project.config is None or target is Select.NULL or case is None:
             self._say("choose a case and a configured run first", "failed")
             return None
@@ -220,7 +245,7 @@ class RunScreen(RunViews):
         from toolstand.tui.model.live import LiveSession  # imports the adapters on first use
 
         if self.session is None:
-            self.session = LiveSession(self.app.project)
+            self.session = LiveSession(self.app.project, cases=self._cases)
         return self.session
 
     # --- live turns --------------------------------------------------------------------
@@ -292,6 +317,9 @@ class RunScreen(RunViews):
     def action_step_again(self) -> None:  # the same step, from the same turn 1
         self.action_step()
 
+    def action_step_repair_again(self) -> None:  # the first repair turn, from turn 1
+        self.action_step()
+
     def action_step(self) -> None:
         panel = self.query_one(StepPanel)
         results = panel.results()
@@ -300,11 +328,12 @@ class RunScreen(RunViews):
             return
         self._started_for = self.showing
         if self.again:
-            self.begin_stream(
-                visible(f"turn 2 again · {self.state.case.id}"), self.state.plan.stream
-            )
-            self.query_one(RunStatus).start(visible(f"turn 2 again · {self.state.case.id}"))
-            self._worker = self._second_again(self.state, results)
+            repair = self.step_kind == "repair"
+            label = visible(f"{'repair 1' if repair else 'turn 2'} again · {self.state.case.id}")
+            self.begin_stream(label, self.state.plan.stream)
+            self.query_one(RunStatus).start(label)
+            again = self._repair_again if repair else self._second_again
+            self._worker = again(self.state, results)
             self.refresh_bindings()
             return
         self.begin_stream(
@@ -338,25 +367,37 @@ class RunScreen(RunViews):
 
     @work(exclusive=True, group="live", exit_on_error=False)
     async def _repair_turn(self, state: AttemptState, results: list[Any]) -> None:
+        await self._send_repair(state, state, results)
+
+    @work(exclusive=True, group="live", exit_on_error=False)
+    async def _repair_again(self, state: AttemptState, results: list[Any]) -> None:
+        # a new attempt on the same turn 1, its arm the style sent: nothing sent yet
+        await self._send_repair(state, self._live().again(state, repair=True), results)
+
+    async def _send_repair(self, state: AttemptState, to: AttemptState, results: list[Any]) -> None:
+        """Send ``results`` as ``to``'s next repair turn in the style picked, else in
+        ``state``'s (the attempt shown): the record must say the style sent."""
         from toolstand.tui.model.live_repair import style_of
 
         session, config = self._live(), self.app.project.config
         assert config is not None
-        # the style sent is the one picked, else the attempt's: the record must say so
         style = self._style or style_of(state, config)
-        await session.repair(state, style, results, self.watcher())
-        state.repairs[-1].feedback = style  # a later repair turn may be sent in another
-        await self._next_step(session, state)
+        await session.repair(to, style, results, self.watcher())
+        to.repairs[-1].feedback = style  # a later repair turn may be sent in another
+        await self._next_step(session, to)
 
-    def _open_repair(self, state: AttemptState) -> None:
-        """The feedback for the last turn's calls, each style of it one pick away."""
-        from toolstand.tui.model.live_repair import repair_offer
+    def _open_repair(self, state: AttemptState, *, again: bool = False) -> None:
+        """The feedback for the last turn's calls, each style of it one pick away;
+        ``again``: for turn 1's calls, to send again (focus stays, as for turn 2's)."""
+        from toolstand.tui.model.live_repair import repair_offer, style_of
 
         config = self.app.project.config
         assert config is not None
         self._style = None
         panel = self.query_one(StepPanel)
-        panel.open(*repair_offer(state, config), prompt="feedback style…")
+        offer = repair_offer(state, config, again=again)
+        shown = f"feedback: {style_of(state, config)}"  # the style the editor holds
+        panel.open(*offer, prompt="feedback style…", focus=not again, chosen=shown)
 
     @on(StepPanel.Picked)
     def _picked(self, event: StepPanel.Picked) -> None:
@@ -367,12 +408,11 @@ class RunScreen(RunViews):
         chosen = next((s for s in FEEDBACK_STYLES if s == style), None)
         if chosen is None:
             return
+        from toolstand.tui.model.live_repair import repair_title
+
         self._style = chosen
-        n = len(self.state.repairs) + 1
-        self.query_one(StepPanel).border_title = (
-            f"repair {n}: feedback to send ({chosen}) · ctrl+r edit · ctrl+l other styles"
-            " · ctrl+t sends"
-        )
+        n = 1 if self.again else len(self.state.repairs) + 1
+        self.query_one(StepPanel).border_title = repair_title(n, chosen, again=self.again)
 
     @on(TurnDone)
     def _turn_done(self, event: TurnDone) -> None:
@@ -389,7 +429,7 @@ class RunScreen(RunViews):
         self.showing = started_for
         panel = self.query_one(StepPanel)
         if event.rec is None:
-            self.awaiting_step, self.step_kind = True, event.step
+            self.awaiting_step, self.step_kind, self.again = True, event.step, False
             if event.step == "repair":
                 self._open_repair(event.state)
                 n = len(event.state.repairs) + 1
@@ -401,10 +441,15 @@ class RunScreen(RunViews):
             self.awaiting_step = False
             self._record(event.rec)
             self._note = f"recorded in {event.path}"
-            self.again = event.state.second is not None
-            if self.again:  # the results sent, to edit and send again; focus stays
+            self.again = event.state.second is not None or bool(event.state.repairs)
+            if event.state.second is not None:  # the results sent, to edit and send again
+                self.step_kind = "second"
                 panel.open(list(event.state.second_results), title=AGAIN_TITLE, focus=False)
                 self._note += " · ctrl+t sends turn 2 again from this turn 1"
+            elif self.again:  # turn 1's feedback, in another style or edited, sent again
+                self.step_kind = "repair"
+                self._open_repair(event.state, again=True)
+                self._note += " · ctrl+t sends the repair turn again from this turn 1"
             else:
                 panel.close()
         self._show_turn(len(self.views) - 1)
@@ -465,7 +510,7 @@ class RunScreen(RunViews):
         form = self._paste_form
         if form.case is None and form.target is None:  # first opening: the bar's choice
             form.case, form.target = case, cast(int, target) if target is not Select.NULL else None
-        cases = [c.id for c in self.app.project.casefile.cases]
+        cases = [c.id for c in self._cases.of(self.app.project).cases]
         modal = PasteModal(form, self._targets(), cases, mode, status_of_body)
         self.app.push_screen(modal, self._pasted)
 
@@ -486,7 +531,7 @@ class RunScreen(RunViews):
 
         if form is None or not form.judge or form.target is None or form.case is None:
             return
-        case = self.app.project.casefile.by_id().get(form.case)
+        case = self._cases.by_id(self.app.project).get(form.case)
         config = self.app.project.config
         if case is None or config is None:
             return

@@ -37,6 +37,14 @@ RUN_BINDINGS: list[BindingType] = [
         tooltip="Send the edited feedback as the next repair turn",
         id="run.repair",
     ),
+    # the same key once a repair attempt is recorded: its repair turn again, from turn 1
+    Binding(
+        "ctrl+t",
+        "step_repair_again",
+        "Send repair turn again",
+        tooltip="Send repair turn again from the same turn 1 (a new attempt; turn 1 not re-sent)",
+        id="run.repair_again",
+    ),
     Binding("escape", "cancel", "Cancel", tooltip="Cancel the request in flight", id="run.cancel"),
     Binding(
         "ctrl+o",

@@ -19,6 +19,7 @@ from toolstand.tui.model.events import EventRow, event_row, recorded_rows
 from toolstand.tui.model.timing import timing_line, turn_ms
 from toolstand.tui.screens.base import PaletteCommand, ToolstandScreen
 from toolstand.tui.widgets.exchange_view import ExchangeView
+from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.run_status import RunStatus
 from toolstand.tui.widgets.turn_tabs import TurnTabs
 from toolstand.types import Mode
@@ -70,6 +71,17 @@ class RunViews(ToolstandScreen):
         self._streamed = not self.stream_arm()
         arm = "streamed" if self._streamed else "not streamed"
         self._say(f"stream arm: {arm} · ctrl+g runs the case in it · f7 toggles")
+        self.show_arm()
+
+    def show_arm(self) -> None:
+        """The bar says the arm the next attempt takes, where no status line covers it:
+        a run with both arms names either, a streamed-only run says so."""
+        arms = self.stream_arms()
+        if len(arms) > 1:
+            detail = f"stream arm: {'streamed' if self.stream_arm() else 'not streamed'}"
+        else:
+            detail = "streamed" if arms[0] else ""
+        self.query_one(NavBar).set_detail(detail)
 
     def watcher(self) -> EventHook:
         """The live session's hook: each event posted to this screen as it arrives."""

@@ -192,8 +192,10 @@ class AttemptDetail(Vertical):
         timing = timing_line(
             turn_ms(tries), total if isinstance(total, int | float) else None, len(turns)
         )
+        stream = rec.get("stream")  # the stream arm; absent before streaming existed
+        arm = (" · streamed" if stream else " · not streamed") if isinstance(stream, bool) else ""
         head = (
-            f"{rec.get('provider')}/{rec.get('model')} · {rec.get('mode')} · "
+            f"{rec.get('provider')}/{rec.get('model')} · {rec.get('mode')}{arm} · "
             f"{rec.get('case_id')} #{rec.get('attempt')} · {verdict_line(rec)} · "
             f"{rec.get('started_at')}" + (f" · {label}: {timing}" if timing else "")
         )

@@ -70,6 +70,7 @@ class CaseForm(VerticalScroll):
         self.original: dict[str, Any] | None = None
         self._carried: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
         self.draft: Draft | None = None
+        self._kind = "text"  # the kind shown, to tell the user's switch from a load
         self._canned = canned_results(contract.tools)
 
     def compose(self) -> ComposeResult:
@@ -176,6 +177,7 @@ class CaseForm(VerticalScroll):
         q("#f-all-tools", Checkbox).value = values.all_tools
         self._select_many("#f-active-tools", values.active_tools)
         q("#f-kind", Select).value = values.kind
+        self._kind = values.kind  # the shown case's: only the user's switch clears fields
         q("#f-several", Checkbox).value = values.several
         tool = q("#f-tool", Select)
         known = [t.name for t in self.contract.tools]
@@ -306,7 +308,25 @@ class CaseForm(VerticalScroll):
             if event.value is not Select.NULL:
                 self._insert_canned(str(event.value))
             return
+        if event.select.id == "f-kind" and event.value != self._kind:
+            self._kind = str(event.value)
+            if self._kind == "tool_call":
+                self._clear_text_only()
         self.recheck()
+
+    def _clear_text_only(self) -> None:
+        """Switched to a call: a template's must_not_call: true contradicts it (save
+        would be refused) and contains_any is checked on text only (design.md)."""
+        q = self.query_one
+        cleared = []
+        if q("#f-mnc", Select).value == "all":
+            q("#f-mnc", Select).value = "unset"
+            cleared.append("must_not_call: true")
+        if q("#f-contains", TextArea).text:
+            q("#f-contains", TextArea).clear()
+            cleared.append("contains_any")
+        if cleared:
+            self.notify(f"kind tool_call: cleared {' and '.join(cleared)}", markup=False)
 
     def _insert_canned(self, name: str) -> None:
         """Put a canned executor result under the expected tool in tool_results."""

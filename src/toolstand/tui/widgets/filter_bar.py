@@ -21,7 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Label, Select, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from toolstand.history import FACETS, TIME_PRESETS, Query, day_range, value_label
+from toolstand.history import FACETS, TIME_PRESETS, Query, day_range, shown_label, value_label
 from toolstand.util.printable import visible
 
 LISTED = tuple(f for f in FACETS if f != "day")  # days get the time selector instead
@@ -119,7 +119,7 @@ class FilterBar(VerticalScroll):
             for v in values:
                 if v not in self.values[facet]:
                     self.values[facet].append(v)
-                    sl.add_option(Selection(_prompt(v, 0), v))
+                    sl.add_option(Selection(_prompt(facet, v, 0), v))
                 sl.select(v)
         self._changed()
 
@@ -158,10 +158,10 @@ class FilterBar(VerticalScroll):
             new = [v for v in new if v not in have]
             with self.prevent(SelectionList.SelectedChanged):
                 for i, v in enumerate(have):
-                    sl.replace_option_prompt_at_index(i, _prompt(v, c.get(v, 0)))
+                    sl.replace_option_prompt_at_index(i, _prompt(facet, v, c.get(v, 0)))
                 if new:
                     have.extend(new)
-                    sl.add_options(Selection(_prompt(v, c.get(v, 0)), v) for v in new)
+                    sl.add_options(Selection(_prompt(facet, v, c.get(v, 0)), v) for v in new)
             self.query_one(f"#t-{facet}", Label).update(f"{facet} ({len(have)})")
         days = counts.get("day", Counter())
         # an attempt without a readable time has no day: it is counted, not sorted
@@ -173,5 +173,6 @@ class FilterBar(VerticalScroll):
         self.query_one("#f-days", Static).update(text.strip())
 
 
-def _prompt(value: str, count: int) -> Content:
-    return Content(f"{visible(value)}  {count:,}")  # never markup, never a control character
+def _prompt(facet: str, value: str, count: int) -> Content:
+    # never markup, never a control character; "?" in words where it means one
+    return Content(f"{visible(shown_label(facet, value))}  {count:,}")

@@ -34,7 +34,7 @@ class StepPanel(VerticalScroll):
     TITLE = "turn 2: tool results to send · ctrl+r edit · ctrl+l canned · ctrl+t sends"
 
     def __init__(self, tools: list[ToolSpec], id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(id=id, classes="pane")  # a pane: F11 fills the screen with it
         self.calls: list[ToolResult] = []
         self._canned = canned_results(tools)
         self._choices: list[dict[str, dict[str, Any]]] = []
@@ -49,9 +49,11 @@ class StepPanel(VerticalScroll):
         prompt: str = "canned result…",
         *,
         focus: bool = True,
+        chosen: str | None = None,
     ) -> None:
         """One editor per result; ``choices`` replace the canned results, per call (a
-        repair turn offers each feedback style of that call's problem)."""
+        repair turn offers each feedback style of that call's problem); ``chosen``: the
+        choice the results are (the pickers show it)."""
         self.calls = list(results)
         self.picked = None
         self._choices = choices if choices is not None else [self._canned for _ in results]
@@ -80,6 +82,7 @@ class StepPanel(VerticalScroll):
                 Select(
                     [(name, name) for name in self._choices[i]],
                     prompt=prompt,
+                    value=chosen if chosen in self._choices[i] else Select.NULL,
                     id=f"canned-{i}",
                     classes="canned",
                     compact=True,
@@ -139,8 +142,7 @@ class StepPanel(VerticalScroll):
         chosen = self._choices[int(i)][str(event.value)]
         self.query_one(f"#result-{i}", TextArea).load_text(_pretty(chosen))
         self.picked = str(event.value)
-        self.post_message(self.Picked(self.picked))
-        event.select.clear()
+        self.post_message(self.Picked(self.picked))  # the picker keeps showing the choice
 
     def results(self) -> list[ToolResult] | None:
         """The edited results, or None (each bad one marked at its field)."""
