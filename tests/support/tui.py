@@ -112,6 +112,15 @@ async def type_into(pilot: Pilot[Any], area: TextArea, text: str) -> None:
     await pilot.press(*text)
 
 
+def help_text(app: ToolstandApp) -> str:
+    """The text of the help screen shown (``?``)."""
+    from toolstand.tui.screens.help import HelpScreen
+
+    screen = app.screen
+    assert isinstance(screen, HelpScreen)
+    return "\n".join(str(s.render()) for s in screen.query(Static))
+
+
 def status(app: ToolstandApp) -> str:
     return str(app.screen.query_one("#run-status", Static).render())
 

@@ -8,8 +8,7 @@ from collections.abc import Callable
 from textual.widget import Widget
 from textual.widgets import Input, Label, OptionList, Select, TextArea
 
-from tests.support.tui import open_run, turn_one, wait_for
-from tests.tui.test_help import help_text
+from tests.support.tui import help_text, open_run, turn_one, wait_for
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.screens.help import HelpScreen

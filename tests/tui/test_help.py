@@ -9,9 +9,9 @@ from pathlib import Path
 import orjson
 import pytest
 from textual.command import CommandPalette
-from textual.widgets import Button, HelpPanel, Static
+from textual.widgets import Button, HelpPanel
 
-from tests.support.tui import settle, wait_for
+from tests.support.tui import help_text, settle, wait_for
 from toolstand.tui.app import ToolstandApp, load_keymap
 from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.helpdoc import story_ids
@@ -25,12 +25,6 @@ from toolstand.tui.widgets.case_list import CaseTable
 
 AppFor = Callable[..., ToolstandApp]
 SMALL = (80, 24)
-
-
-def help_text(app: ToolstandApp) -> str:
-    screen = app.screen
-    assert isinstance(screen, HelpScreen)
-    return "\n".join(str(s.render()) for s in screen.query(Static))
 
 
 @pytest.mark.parametrize(

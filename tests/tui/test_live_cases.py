@@ -9,10 +9,11 @@ from pathlib import Path
 
 import orjson
 
-from tests.tui.conftest import ROOT
 from toolstand.spec.cases import load_cases
 from toolstand.tui.model.live_cases import LiveCases
 from toolstand.tui.model.project import load_project
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _split_project(tmp_path: Path) -> Path:
