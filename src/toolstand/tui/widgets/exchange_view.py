@@ -41,6 +41,13 @@ def _body_area(id: str) -> TextArea:
     )
 
 
+def _load(area: TextArea, text: str) -> None:
+    """``text`` into ``area``; an empty area is left as it is (loading rebuilds its
+    document, wrapping and highlights: a panes' reset before each run paid it five times)."""
+    if text or area.document.line_count > 1 or area.document.get_line(0):
+        area.load_text(text)
+
+
 def _short(value: Any, limit: int = 80) -> str:
     text = visible(value if isinstance(value, str) else orjson.dumps(value).decode())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -227,9 +234,9 @@ class ExchangeView(Widget):
         self._events = 0
         self._events_shown(True)
         self._pane("response", f"events · 0 · {label}")
-        self.query_one("#response-events", TextArea).load_text("")
+        _load(self.query_one("#response-events", TextArea), "")
         self._pane("decision", "decision · streaming")
-        self.query_one("#decision-body", TextArea).load_text("")
+        _load(self.query_one("#decision-body", TextArea), "")
 
     def add_event(self, row: EventRow) -> None:
         """One more event of the turn on its way, and its delta into the decision pane."""
@@ -251,9 +258,9 @@ class ExchangeView(Widget):
         if view is None:
             for name in ("request", "response", "decision"):
                 self._pane(name, name)
-                q(f"#{name}-body", TextArea).load_text("")
+                _load(q(f"#{name}-body", TextArea), "")
             for name in ("request", "response"):
-                q(f"#{name}-head", TextArea).load_text("")
+                _load(q(f"#{name}-head", TextArea), "")
             self._pane("verdict", "verdict")
             q("#verdict-text", Static).update(
                 Text("Run a case (ctrl+g) or paste a body (ctrl+o).", style="dim")
@@ -263,16 +270,16 @@ class ExchangeView(Widget):
         where = visible(f"{req.get('method', '')} {req.get('url', '')}".strip())
         self._pane("request", f"request · {where}")
         request = q("#request-body", TextArea)
-        request.load_text(pretty(req.get("body")) if req else "")
-        q("#request-head", TextArea).load_text(request_head(req) if req else "")
-        q("#response-head", TextArea).load_text(response_head(view))
+        _load(request, pretty(req.get("body")) if req else "")
+        _load(q("#request-head", TextArea), request_head(req) if req else "")
+        _load(q("#response-head", TextArea), response_head(view))
         line = anchor_line(req.get("body"), view.anchor)
         self.call_after_refresh(self._open_at, request, line)
         resp = view.response
         raw = q("#response-body", TextArea)
         if resp is None:
             self._pane("response", "raw response · none")
-            raw.load_text("")
+            _load(raw, "")
         else:
             took = turn_ms(view.tries)
             latency = f" · net {took:.0f} ms" if took is not None else ""
@@ -283,20 +290,19 @@ class ExchangeView(Widget):
             else:
                 title = stream_title(resp.get("stream"), len(events))
                 self._pane("response", f"{title} · {status}")
-                q("#response-events", TextArea).load_text(
-                    "\n".join(r.line() for r in events) or "(no events)"
+                _load(
+                    q("#response-events", TextArea),
+                    "\n".join(r.line() for r in events) or "(no events)",
                 )
             body = resp.get("body")
             # a body that is not JSON (an HTML 502 page) is shown as the text it was
             raw.language = "json" if resp.get("body_is_json") else None
-            raw.load_text(
-                pretty(body) if resp.get("body_is_json") else visible_lines(str(body or ""))
-            )
+            _load(raw, pretty(body) if resp.get("body_is_json") else visible_lines(str(body or "")))
         decision = view.decision
         self._pane(
             "decision", f"decision · {decision.get('kind')}" if decision else "decision · none"
         )
-        q("#decision-body", TextArea).load_text(pretty(decision) if decision else "")
+        _load(q("#decision-body", TextArea), pretty(decision) if decision else "")
         verdict = (
             "transport error"
             if view.transport_error
