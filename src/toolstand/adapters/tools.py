@@ -13,8 +13,9 @@ copy of the schemas, so no two bodies share a mutable object.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -77,7 +78,7 @@ class SentTools:
 
 
 def _copied(notes: list[SchemaNote]) -> list[SchemaNote]:
-    return [replace(n) for n in notes]
+    return [copy.copy(n) for n in notes]  # its fields are strings: a shallow copy is whole
 
 
 # (ids of the tools, fit, strict flavor) -> the build; each entry holds its tools alive,
