@@ -17,7 +17,6 @@ serialization of it (key order kept) with ``raw_reserialized`` set.
 
 from __future__ import annotations
 
-import copy
 import re
 from typing import Any
 
@@ -45,6 +44,7 @@ from toolstand.adapters.base import (
     unknown_finish,
     unread_item,
 )
+from toolstand.adapters.schema import json_copy
 from toolstand.adapters.tools import SentTools, sent_tools
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.spec.contract import ToolSpec
@@ -161,11 +161,11 @@ class AnthropicAdapter:
         decision: ModelDecision,
         results: list[ToolResult],
     ) -> dict[str, Any]:
-        body = copy.deepcopy(request_body)
+        body = json_copy(request_body)
         content = response_body.get("content") if isinstance(response_body, dict) else None
         # the whole content goes back unchanged: thinking blocks must be passed back (C4)
         assistant_content = (
-            copy.deepcopy(content)
+            json_copy(content)
             if isinstance(content, list)
             else [_wire_call(c) for c in decision.calls]
         )

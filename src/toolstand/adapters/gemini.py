@@ -15,7 +15,6 @@ There is no parallel-call switch: a requested ``parallel_tool_calls`` is not sen
 
 from __future__ import annotations
 
-import copy
 import math
 import re
 from typing import Any
@@ -43,6 +42,7 @@ from toolstand.adapters.base import (
     unread_item,
 )
 from toolstand.adapters.gemini_parameters import to_gemini_parameters
+from toolstand.adapters.schema import json_copy
 from toolstand.adapters.tools import SentTools, sent_tools
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.spec.contract import ToolSpec
@@ -191,11 +191,11 @@ class GeminiAdapter:
         decision: ModelDecision,
         results: list[ToolResult],
     ) -> dict[str, Any]:
-        body = copy.deepcopy(request_body)
+        body = json_copy(request_body)
         content = _candidate(response_body).get("content")
         if isinstance(content, dict):
             # unchanged: thought signatures and part order matter to the next turn (D4)
-            model_turn = copy.deepcopy(content)
+            model_turn = json_copy(content)
             model_turn.setdefault("role", "model")
         else:
             model_turn = {"role": "model", "parts": [_wire_call(c) for c in decision.calls]}

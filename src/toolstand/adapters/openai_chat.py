@@ -32,7 +32,6 @@ does about them:
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -59,6 +58,7 @@ from toolstand.adapters.base import (
     unknown_finish,
     unread_item,
 )
+from toolstand.adapters.schema import json_copy
 from toolstand.adapters.tools import SentTools, sent_tools
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.spec.contract import ToolSpec
@@ -137,11 +137,11 @@ class OpenAIChatAdapter:
         decision: ModelDecision,
         results: list[ToolResult],
     ) -> dict[str, Any]:
-        body = copy.deepcopy(request_body)
+        body = json_copy(request_body)
         message = _message(response_body)
         assistant: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
         if isinstance(message.get("tool_calls"), list):
-            assistant["tool_calls"] = copy.deepcopy(message["tool_calls"])
+            assistant["tool_calls"] = json_copy(message["tool_calls"])
         else:  # no message on the wire: rebuild it from the decision
             assistant["tool_calls"] = [_wire_call(c) for c in decision.calls]
         if message.get("refusal"):

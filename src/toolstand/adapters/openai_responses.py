@@ -13,7 +13,6 @@ The outcome has no finish reason on the wire; ``finish_reason`` records ``status
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from toolstand.adapters.base import (
@@ -37,6 +36,7 @@ from toolstand.adapters.base import (
     unread_item,
 )
 from toolstand.adapters.openai_chat import classify_openai_error
+from toolstand.adapters.schema import json_copy
 from toolstand.adapters.tools import SentTools, sent_tools
 from toolstand.decision import ModelDecision, ToolCall
 from toolstand.spec.contract import ToolSpec
@@ -116,7 +116,7 @@ class OpenAIResponsesAdapter:
         decision: ModelDecision,
         results: list[ToolResult],
     ) -> dict[str, Any]:
-        body = copy.deepcopy(request_body)
+        body = json_copy(request_body)
         previous = body.get("input")
         items: list[Any] = (
             [{"role": "user", "content": previous}]
@@ -126,7 +126,7 @@ class OpenAIResponsesAdapter:
         output = response_body.get("output") if isinstance(response_body, dict) else None
         if isinstance(output, list):
             items += [
-                copy.deepcopy(item)
+                json_copy(item)
                 for item in output
                 if isinstance(item, dict) and item.get("type") in REPLAYED_ITEMS
             ]

@@ -5,16 +5,23 @@ everywhere: the contract's parameters copied without private ``x-`` keywords, fi
 to the API when it needs a subset (Gemini's ``parameters``), rewritten for strict mode
 when the run asks for it. ``SentTools`` keeps the notes of each step, the schemas the
 sent-schema check compares against, and which properties strict mode made nullable.
+
+The steps give the same result every time for the same tools, fit and strict flavor,
+so they run once per distinct combination (``_BUILT``); each request gets its own deep
+copy of the schemas, so no two bodies share a mutable object.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from toolstand.adapters.base import SchemaNote
-from toolstand.adapters.schema import Parts, check_sent_tools, strip_private
+from toolstand.adapters.schema import Parts, check_sent_tools, json_copy, strip_private
 from toolstand.adapters.strict import StrictFlavor, StrictSchema, limit_notes, rewrite_strict
 from toolstand.spec.contract import ToolSpec
 
@@ -35,15 +42,67 @@ class SentTools:
     def __iter__(self) -> Iterator[tuple[ToolSpec, dict[str, Any]]]:
         return iter(self.tools)
 
+    # the serialized ``sent`` -> its check's notes, shared by every copy of one build
+    checks: dict[bytes, list[SchemaNote]] = field(default_factory=dict, repr=False, compare=False)
+
     def check(self, sent: dict[str, tuple[Any, Any]]) -> list[SchemaNote]:
-        """The sent-schema check over the body that goes out (``lost`` notes)."""
+        """The sent-schema check over the body that goes out (``lost`` notes).
+
+        The check is a pure function of the specs and ``expected`` (fixed for one build)
+        and of ``sent``; ``sent`` holds only JSON values (the schemas are orjson copies),
+        whose orjson serialization is one-to-one, so equal bytes mean an equal check:
+        it runs once per distinct body the same tools are sent in."""
+        try:
+            key = orjson.dumps(sent)
+        except TypeError:  # not JSON (integers beyond 64 bits): no key, check it afresh
+            return self._check(sent)
+        notes = self.checks.get(key)
+        if notes is None:
+            notes = self.checks[key] = self._check(sent)
+        return _copied(notes)
+
+    def _check(self, sent: dict[str, tuple[Any, Any]]) -> list[SchemaNote]:
         return check_sent_tools([spec for spec, _ in self.tools], sent, self.expected)
+
+    def copy(self) -> SentTools:
+        """Another request's copy: its own schemas, notes and nullable lists; ``expected``
+        (read only by the check) and the check's notes are shared."""
+        params = json_copy([p for _, p in self.tools])
+        return SentTools(
+            [(spec, p) for (spec, _), p in zip(self.tools, params, strict=True)],
+            _copied(self.notes),
+            self.expected,
+            {name: list(paths) for name, paths in self.nullable.items()},
+            self.checks,
+        )
+
+
+def _copied(notes: list[SchemaNote]) -> list[SchemaNote]:
+    return [copy.copy(n) for n in notes]  # its fields are strings: a shallow copy is whole
+
+
+# (ids of the tools, fit, strict flavor) -> the build; each entry holds its tools alive,
+# so an id in a key cannot be reused by another object while the entry exists
+_BUILT: dict[tuple[tuple[int, ...], Fit | None, StrictFlavor | None], SentTools] = {}
+_BUILT_MAX = 256
 
 
 def sent_tools(
     tools: list[ToolSpec], *, fit: Fit | None = None, strict: StrictFlavor | None = None
 ) -> SentTools:
-    """The parameters of every tool as the API receives them, with the notes of each step."""
+    """The parameters of every tool as the API receives them, with the notes of each step:
+    built once per distinct tools, fit and strict flavor (a ``ToolSpec`` is frozen and its
+    schema never edited after loading), copied for every caller."""
+    key = (tuple(map(id, tools)), fit, strict)
+    built = _BUILT.get(key)
+    if built is None:
+        if len(_BUILT) >= _BUILT_MAX:
+            _BUILT.clear()
+        built = _BUILT[key] = _build(tools, fit, strict)
+    return built.copy()
+
+
+def _build(tools: list[ToolSpec], fit: Fit | None, strict: StrictFlavor | None) -> SentTools:
     out = SentTools([])
     rewritten: list[tuple[str, StrictSchema]] = []
     for spec in tools:
