@@ -39,10 +39,17 @@ async def test_marked_indexing_and_the_query_drive_the_status(
         assert lst.marked == 3 and "1 marked" in history_status(screen)
         screen.marked = None
         assert lst.marked is None and "marked" not in history_status(screen)
+        ix = screen.index
+        assert ix is not None and ix.end == ix.size_hint  # read to its end
+        screen.indexing = True  # a poll of the file, which did not grow: nothing to say
+        assert "indexing" not in history_status(screen)
+        screen.indexing = False
+        ix.size_hint = ix.end * 2  # the file doubled: the worker is half-way through it
         screen.indexing = True
-        assert "indexing" in history_status(screen)
+        assert "indexing 50%" in history_status(screen)
         screen.indexing = False
         assert "indexing" not in history_status(screen)
+        ix.size_hint = ix.end
         screen.set_query(screen.query_.__class__(verdict={"fail"}))
         assert screen.result is None and screen.to_top  # a new filter starts from the top
         await wait_for(pilot, lambda: screen.result is not None)

@@ -340,9 +340,10 @@ class HistoryScreen(AttemptActions, ToolstandScreen):
             )  # fmt: skip
             return
         parts = [f"{ix.rows:,} attempts"]
-        if self.indexing:
-            size = max(1, ix.size_hint)
-            parts.append(f"indexing {100 * ix.end // size}%")
+        # only while something is left to read: a poll of a file that did not grow
+        # (once a second) would flash "indexing 100%" and take it back
+        if self.indexing and ix.end < ix.size_hint:
+            parts.append(f"indexing {100 * ix.end // ix.size_hint}%")
         if self.result is not None and self.query_.active:
             parts.append(f"{len(self.result.rows):,} match: {self.query_.describe()}")
         elif self.query_.active:
