@@ -25,7 +25,7 @@ import orjson
 
 from toolstand.history.fields import TEXT_FIELDS, field_problem, turn_types_problem
 from toolstand.history.read import SECOND, SECOND_NULL
-from toolstand.history.report_rows import _amount, _count, facts
+from toolstand.history.report_rows import _amount, _count, facts, usage_tokens
 from toolstand.history.shape import ARMS, FAIL, JNULL, NEEDED, PASS, LineShape
 
 VARYING = frozenset(("attempt", "simulated", "elapsed_ms", "retries", "usage", "cost_usd"))
@@ -33,7 +33,6 @@ VARYING = frozenset(("attempt", "simulated", "elapsed_ms", "retries", "usage", "
 # segment's keys: the rest of a head is read only by report_rows.facts, once per kind
 ROW_KEYS = (*TEXT_FIELDS, *NEEDED, *ARMS, "user")
 _LIMIT = 1 << 14  # parts cached: bounded, a hostile file can make every line new
-_U32 = 1 << 32
 NAN = float("nan")
 _NO_FACTS = ()  # facts() said None for this kind: the row's facts are None
 _UNSEEN: list[Any] = []  # a part not cached yet
@@ -123,15 +122,12 @@ class QuickPath:
             return None
         if not (elapsed is None or _amount(elapsed)) or not (cost is None or _amount(cost)):
             return None
-        if not (retries is None or (type(retries) is int and 0 <= retries < _U32)):
+        if not _count(retries):
             return None
-        tin = tout = None
-        if usage is not None:
-            if type(usage) is not dict:
-                return None
-            tin, tout = usage.get("input_tokens"), usage.get("output_tokens")
-            if not (_count(tin) and _count(tout)):
-                return None
+        tokens = usage_tokens(usage)
+        if tokens is None:
+            return None
+        tin, tout = tokens
         v = q + len(SECOND_NULL)
         if buf.startswith(JNULL, v):
             return None

@@ -50,6 +50,17 @@ def _count(x: Any) -> bool:
     return x is None or (type(x) is int and 0 <= x < _U32)
 
 
+def usage_tokens(usage: Any) -> tuple[Any, Any] | None:
+    """(input_tokens, output_tokens) of a record's ``usage`` as the report reads them
+    (None for an absent usage or count), or None when the line reader would name a fault."""
+    if usage is None:
+        return None, None
+    if type(usage) is not dict:
+        return None
+    tin, tout = usage.get("input_tokens"), usage.get("output_tokens")
+    return (tin, tout) if _count(tin) and _count(tout) else None
+
+
 def split_record(rec: Mapping[str, Any]) -> tuple[dict[str, Any], Any, Any] | None:
     """(head, second turn's small keys or None, judgement's keys before errors or None)
     of a decoded attempt whose line split_metrics would split the same way, else None.
@@ -145,14 +156,10 @@ def facts(head: Mapping[str, Any], st: Any, jfacts: str | None, judged: bool) ->
         te_code = te["code"]
     elif jfacts is None:
         return None  # not judged, or judged in a way the report reads from the line
-    usage = get("usage")
-    tin = tout = None
-    if usage is not None:
-        if type(usage) is not dict:
-            return None
-        tin, tout = usage.get("input_tokens"), usage.get("output_tokens")
-        if not (_count(tin) and _count(tout)):
-            return None
+    tokens = usage_tokens(get("usage"))
+    if tokens is None:
+        return None
+    tin, tout = tokens
     retries, tin_all, tout_all = retries or 0, tin or 0, tout or 0
     second = None
     if st is not None:
