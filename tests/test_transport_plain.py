@@ -163,3 +163,41 @@ def test_https_is_refused_by_the_plain_transport() -> None:
 
     with pytest.raises(httpx.UnsupportedProtocol):
         asyncio.run(go())
+
+
+def _answering(raw: bytes) -> Answer:
+    async def answer(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(raw)
+        await writer.drain()
+        return False
+
+    return answer
+
+
+HOSTILE = {
+    "nothing": b"",
+    "garbage": b"\x00\x1b[2Jnot http at all\r\n\r\n",
+    "huge header": b"HTTP/1.1 200 OK\r\nx-big: " + b"a" * 200_000 + b"\r\n\r\n",
+    "control in header": b"HTTP/1.1 200 OK\r\nx-c: a\x07\x1bb\r\ncontent-length: 2\r\n\r\n{}",
+    "bad length": b"HTTP/1.1 200 OK\r\ncontent-length: -5\r\n\r\n{}",
+    "short key": b"HTTP/1.1 200 OK\r\n: v\r\ncontent-length: 2\r\n\r\n{}",
+}
+
+
+@pytest.mark.parametrize("raw", HOSTILE.values(), ids=HOSTILE.keys())
+def test_a_hostile_answer_reads_as_httpx_own_transport_reads_it(raw: bytes) -> None:
+    """What a server sends back is hostile input: each answer gives the same outcome
+    (the same exception class, or the same status and body) as httpx's own transport."""
+
+    async def one(transport: httpx.AsyncBaseTransport | None) -> tuple[str, object]:
+        async with (
+            serve(_answering(raw)) as (url, _),
+            httpx.AsyncClient(transport=transport) as client,
+        ):
+            try:
+                resp = await client.post(url, content=b"{}")
+            except httpx.HTTPError as exc:
+                return "raised", type(exc).__name__
+            return "answered", (resp.status_code, resp.content)
+
+    assert asyncio.run(one(PlainHttpTransport(1))) == asyncio.run(one(None))
