@@ -434,6 +434,11 @@ def print_rows(rows: list[tuple[str, str, str]]) -> None:
         print(f"{name:<{width}}  {value:<34} {target}")
 
 
+def _shown(path: Path) -> str:
+    """The path under the checkout when it is there, else whole (--out may be anywhere)."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--attempts", type=int, default=1_000_000)
@@ -463,7 +468,7 @@ def main() -> None:
         print(f"generated {path} in {time.perf_counter() - t0:.0f} s")
     costs = writer_costs(args.out, n)
     size = path.stat().st_size
-    print(f"file: {path.relative_to(ROOT)}  {n:,} attempts  {size / 1e9:.2f} GB  "
+    print(f"file: {_shown(path)}  {n:,} attempts  {size / 1e9:.2f} GB  "
           f"{size / n:.0f} B/line  ({os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f})")  # fmt: skip
 
     raw_read(path)  # warm the page cache: every pass below reads from memory
