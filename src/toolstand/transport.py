@@ -46,7 +46,9 @@ from toolstand.adapters.base import (
 # the client lives in transport_client; re-exported here, where callers import it
 from toolstand.transport_client import NoCookies as NoCookies
 from toolstand.transport_client import NoTls as NoTls
+from toolstand.transport_client import lean as lean
 from toolstand.transport_client import make_client as make_client
+from toolstand.transport_client import send
 from toolstand.transport_client import tls_context as tls_context
 from toolstand.transport_read import (
     ACCEPT_ENCODING,
@@ -404,14 +406,14 @@ async def _one_try(
     began = clock()
     try:
         async with asyncio.timeout(deadline_s):
-            req = client.build_request(
+            response = await send(
+                client,
                 request.method,
                 parsed_url(request.url),
-                headers=request.headers,
-                params=request.params,
-                content=request.content,
+                request.headers,
+                request.params,
+                request.content,
             )
-            response = await client.send(req, stream=True)
             try:
                 got.ttfb_ms = round((clock() - began) * 1000.0, 1)
                 got.status = response.status_code

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import select
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import h11
@@ -153,7 +153,7 @@ class _Connection:
     def close(self) -> None:
         self.transport.close()
 
-    async def next_event(self, timeout: float | None, request: httpx.Request) -> Any:
+    async def next_event(self, timeout: float | None, request: httpx.Request | None) -> Any:
         """The next h11 event of the answer, reading as needed within ``timeout`` a read."""
         while True:
             try:
@@ -184,7 +184,7 @@ class _Body(httpx.AsyncByteStream):
         self,
         pool: PlainHttpTransport,
         conn: _Connection,
-        request: httpx.Request,
+        request: httpx.Request | None,
         timeout: float | None,
     ) -> None:
         self._pool, self._conn, self._request, self._timeout = pool, conn, request, timeout
@@ -221,20 +221,37 @@ class PlainHttpTransport(httpx.AsyncBaseTransport):
                 f"this transport is for plain-http URLs only; refused {request.url.scheme}",
                 request=request,
             )
+        body = await request.aread()
         timeouts = request.extensions.get("timeout", {})
+        return await self.send(
+            request.method, request.url, request.headers.raw, body, timeouts, request
+        )
+
+    async def send(
+        self,
+        method: str,
+        url: httpx.URL,
+        headers: list[tuple[bytes, bytes]],
+        body: bytes,
+        timeouts: Mapping[str, float | None],
+        request: httpx.Request | None = None,
+    ) -> httpx.Response:
+        """One exchange of ``method`` to the ``http://`` ``url`` with exactly these
+        header lines and ``body``; ``request``: the httpx request it stands for, if
+        any, named by the errors raised (transport_client.send comes without one)."""
         await self._slot(timeouts.get("pool"), request)
         try:
-            conn = await self._connection(request, timeouts.get("connect"))
+            conn = await self._connection(url, timeouts.get("connect"), request)
         except BaseException:
             self._free_slot()
             raise
         try:
-            return await self._exchange(conn, request, timeouts)
+            return await self._exchange(conn, method, url, headers, body, timeouts, request)
         except BaseException:
             self.release(conn, clean=False)
             raise
 
-    async def _slot(self, timeout: float | None, request: httpx.Request) -> None:
+    async def _slot(self, timeout: float | None, request: httpx.Request | None) -> None:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.max_connections)
         if not self._slots.locked():
@@ -250,8 +267,9 @@ class PlainHttpTransport(httpx.AsyncBaseTransport):
         assert self._slots is not None
         self._slots.release()
 
-    async def _connection(self, request: httpx.Request, timeout: float | None) -> _Connection:
-        url = request.url
+    async def _connection(
+        self, url: httpx.URL, timeout: float | None, request: httpx.Request | None
+    ) -> _Connection:
         origin = (url.raw_host, url.port or 80)
         now = time.monotonic()
         while self._idle:
@@ -272,16 +290,18 @@ class PlainHttpTransport(httpx.AsyncBaseTransport):
         return _Connection(protocol, transport, origin)
 
     async def _exchange(
-        self, conn: _Connection, request: httpx.Request, timeouts: dict[str, float | None]
+        self,
+        conn: _Connection,
+        method: str,
+        url: httpx.URL,
+        headers: list[tuple[bytes, bytes]],
+        body: bytes,
+        timeouts: Mapping[str, float | None],
+        request: httpx.Request | None,
     ) -> httpx.Response:
         conn.protocol.busy = True
         try:
-            head = conn.h11.send(
-                h11.Request(
-                    method=request.method, target=request.url.raw_path, headers=request.headers.raw
-                )
-            )
-            body = await request.aread()
+            head = conn.h11.send(h11.Request(method=method, target=url.raw_path, headers=headers))
             parts = [head or b"", conn.h11.send(h11.Data(data=body)) or b"" if body else b""]
             parts.append(conn.h11.send(h11.EndOfMessage()) or b"")
         except h11.LocalProtocolError as exc:

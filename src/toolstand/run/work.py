@@ -24,13 +24,14 @@ from toolstand.history import HistoryWriteError, IndexedWriter
 from toolstand.run.inputs import Inputs
 from toolstand.run.matrix import Repetition
 from toolstand.spec.config import Config
-from toolstand.transport import make_client
+from toolstand.transport import lean, make_client
 from toolstand.types import AttemptRecord
 
 # requests in flight per httpx client: httpcore's pool does work per queued request x
 # connection (and polls each idle connection's socket) on every request it assigns, so
 # many small pools cost less CPU than a few big ones: 4 took a third less CPU per
-# request than 16 at parallelism 64 (bench/bench_runner.py (b)); 1 and 2 no less than 4
+# request than 16 at parallelism 64 (bench/bench_runner.py (b)); 1 and 2 no less than 4.
+# A client on toolstand's plain transport (transport_client.lean) takes them all.
 CLIENT_SHARE = 4
 
 
@@ -93,21 +94,25 @@ class RateLimiter:
 
 def clients_for(config: Config) -> list[list[httpx.AsyncClient]]:
     """Clients of their own per run: no connection or state is shared between providers."""
-    n_clients = max(1, -(-config.parallelism // CLIENT_SHARE))
-    return [
-        [
-            make_client(
-                connect_timeout=config.timeouts.connect_s,
-                read_timeout=config.timeouts.read_s,
-                max_connections=min(config.parallelism, CLIENT_SHARE),
-                loopback_only=r.simulated,
-                plain_http=r.plain_http,
-                proxy=r.proxy,
-            )
-            for _ in range(n_clients)
-        ]
-        for r in config.runs
-    ]
+    out = []
+    for r in config.runs:
+        plain = lean(loopback_only=r.simulated, plain_http=r.plain_http, proxy=r.proxy)
+        share = config.parallelism if plain else CLIENT_SHARE
+        n_clients = max(1, -(-config.parallelism // share))
+        out.append(
+            [
+                make_client(
+                    connect_timeout=config.timeouts.connect_s,
+                    read_timeout=config.timeouts.read_s,
+                    max_connections=min(config.parallelism, share),
+                    loopback_only=r.simulated,
+                    plain_http=r.plain_http,
+                    proxy=r.proxy,
+                )
+                for _ in range(n_clients)
+            ]
+        )
+    return out
 
 
 class Work:
