@@ -15,9 +15,10 @@ import orjson
 import pytest
 
 from tests.support.runs import complete_lines, wait_for_lines
+from toolstand.attempt.plan import AttemptState
 from toolstand.run.runner import Inputs, finished_keys, load_inputs, plan, run
 from toolstand.spec.config import parse_config
-from toolstand.types import APIS, AttemptRecord
+from toolstand.types import APIS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -306,16 +307,16 @@ def test_requests_per_minute_spaces_request_starts(monkeypatch: pytest.MonkeyPat
 def test_a_crashing_attempt_is_reported_not_fatal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolstand.run import work as runner_mod  # where the workers call run_arms
+    from toolstand.run import work as runner_mod  # where the workers call play_arms
 
-    real = runner_mod.run_arms
+    real = runner_mod.play_arms
 
-    async def sometimes(*args: Any, **kw: Any) -> list[AttemptRecord]:
+    async def sometimes(*args: Any, **kw: Any) -> list[AttemptState]:
         if args[1].id == "missing_id":
             raise RuntimeError("planted bug")
         return await real(*args, **kw)
 
-    monkeypatch.setattr(runner_mod, "run_arms", sometimes)
+    monkeypatch.setattr(runner_mod, "play_arms", sometimes)
     inputs = make_inputs([sim("sim-careful", "openai-chat")])
     out = tmp_path / "run.jsonl"
     summary = go(inputs, out, only={"direct_lookup", "missing_id", "invalid_id"})
@@ -323,7 +324,7 @@ def test_a_crashing_attempt_is_reported_not_fatal(
     assert sorted(a["case_id"] for a in attempts) == ["direct_lookup", "invalid_id"]
     assert summary.verdicts["crashed"] == 1 and "CRASHED 1" in summary.line()
     # --resume retries what was not recorded
-    monkeypatch.setattr(runner_mod, "run_arms", real)
+    monkeypatch.setattr(runner_mod, "play_arms", real)
     go(inputs, out, resume=True, only={"direct_lookup", "missing_id", "invalid_id"})
     assert sorted(a["case_id"] for a in read(out)[1]) == [
         "direct_lookup",

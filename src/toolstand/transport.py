@@ -329,7 +329,6 @@ async def exchange(
     capped while it is read (``policy.max_response_bytes``). A streamed request
     (``built.stream``) is read event by event (transport_stream)."""
     policy = policy or RetryPolicy()
-    rng = rng or random.Random()
     secrets = scrubbable([key, *secrets])
     auth_headers, auth_params = adapter.auth(key, settings) if key else ({}, {})
     http = built.http
@@ -363,6 +362,7 @@ async def exchange(
         tries.append(this)
         if error is None or not error.should_retry or len(tries) > policy.max_retries:
             break
+        rng = rng or random.Random()  # made here: seeding one costs a syscall a request
         wait = policy.delay(len(tries) - 1, error.retry_after_s, rng)
         if (clock() - start) + wait > policy.total_budget_s:
             break  # the next try could not happen inside the budget: report this failure

@@ -11,22 +11,22 @@ import pytest
 
 from tests.support.runs import config_data, go, make_inputs, read, sim
 from toolstand import cli
-from toolstand.run import work as work_mod  # where the workers call run_arms
-from toolstand.types import AttemptRecord
+from toolstand.attempt.plan import AttemptState
+from toolstand.run import work as work_mod  # where the workers call play_arms
 
 ONLY = {"direct_lookup", "missing_id", "invalid_id"}
 
 
 @pytest.fixture
 def crash_missing_id(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = work_mod.run_arms
+    real = work_mod.play_arms
 
-    async def sometimes(*args: Any, **kw: Any) -> list[AttemptRecord]:
+    async def sometimes(*args: Any, **kw: Any) -> list[AttemptState]:
         if args[1].id == "missing_id":
             raise RuntimeError("planted bug")
         return await real(*args, **kw)
 
-    monkeypatch.setattr(work_mod, "run_arms", sometimes)
+    monkeypatch.setattr(work_mod, "play_arms", sometimes)
 
 
 @pytest.mark.usefixtures("crash_missing_id")

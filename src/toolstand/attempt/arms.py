@@ -34,7 +34,7 @@ from toolstand.transport import RetryPolicy
 from toolstand.types import AttemptRecord, FeedbackStyle, Mode
 
 
-async def run_arms(
+async def play_arms(
     target: Target,
     case: Case,
     mode: Mode,
@@ -48,9 +48,10 @@ async def run_arms(
     policy: RetryPolicy,
     arms: Sequence[FeedbackStyle | None] = (None,),
     stream: bool = False,
-) -> list[AttemptRecord]:
-    """One repetition in every arm of ``arms``, in that order: one record per arm;
-    ``stream``: its stream arm (each stream arm has its own turn 1)."""
+) -> list[AttemptState]:
+    """Every turn of one repetition in every arm of ``arms``: each arm's finished state,
+    in that order, for ``record`` (the runner records them after its next requests have
+    gone out); ``stream``: its stream arm (each stream arm has its own turn 1)."""
     plan = plan_attempt(target, case, mode, contract, config, arms[0], stream)
     # one wall-clock deadline for every turn of the repetition (issue 31, H2)
     policy = attempt_policy(policy, config.timeouts.attempt_s)
@@ -58,12 +59,12 @@ async def run_arms(
     await first_turn(state, system, client, policy)
     if wants_second_turn(state):
         await second_turn(state, default_results(state), client, policy)
-    records = []
+    states = []
     for i, arm in enumerate(arms):
         branch = state if i == 0 else _branch(state, plan.arm(arm, plan.max_repairs))
         await repair_loop(branch, client, policy)
-        records.append(record(branch))
-    return records
+        states.append(branch)  # done: nothing changes it from here (the next arm is a copy)
+    return states
 
 
 def _branch(state: AttemptState, plan: AttemptPlan) -> AttemptState:
@@ -102,7 +103,7 @@ async def run_attempt(
 ) -> AttemptRecord:
     """The whole attempt in one arm: first turn, repair turns when its arm has them,
     second turn when it applies, the record."""
-    (rec,) = await run_arms(
+    (state,) = await play_arms(
         target,
         case,
         mode,
@@ -116,4 +117,4 @@ async def run_attempt(
         arms=(feedback,),
         stream=stream,
     )
-    return rec
+    return record(state)

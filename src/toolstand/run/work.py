@@ -1,8 +1,9 @@
 """The workers of one run: a queue of attempts, ``parallelism`` of them in flight.
 
 Requests are spread over several httpx clients per run (one client's pool slows down
-with many queued requests); each finished attempt is written and flushed at once, and
-a failed write stops every worker (runner.py says what to do next).
+with many queued requests); each finished attempt is written and flushed as soon as
+the requests ready to go out have gone (run/recorder.py), and a failed write stops
+every worker (runner.py says what to do next).
 """
 
 from __future__ import annotations
@@ -11,18 +12,20 @@ import asyncio
 import contextlib
 import sys
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 import httpx
 
-from toolstand.attempt.arms import run_arms
-from toolstand.attempt.plan import Target, policy_for
+from toolstand.attempt.arms import play_arms
+from toolstand.attempt.plan import AttemptState, Target, policy_for
+from toolstand.attempt.record import record
 from toolstand.history import HistoryWriteError, IndexedWriter
 from toolstand.run.inputs import Inputs
 from toolstand.run.matrix import Repetition
+from toolstand.run.recorder import Recorder
 from toolstand.spec.config import Config
 from toolstand.transport import lean, make_client
 from toolstand.types import AttemptRecord
@@ -33,6 +36,10 @@ from toolstand.types import AttemptRecord
 # request than 16 at parallelism 64 (bench/bench_runner.py (b)); 1 and 2 no less than 4.
 # A client on toolstand's plain transport (transport_client.lean) takes them all.
 CLIENT_SHARE = 4
+
+# how long no repetition may have ended before the waiting records are made: answers
+# of a wave at 64 in flight arrive ~1 ms apart (run/recorder.py)
+RECORD_QUIET_S = 0.004
 
 
 @dataclass
@@ -130,9 +137,7 @@ class Work:
     ) -> None:
         config = inputs.config
         self.inputs, self.run_id, self.writer, self.on_record = inputs, run_id, writer, on_record
-        self.queue: asyncio.Queue[Repetition] = asyncio.Queue()
-        for it in todo:
-            self.queue.put_nowait(it)
+        self.queue: deque[Repetition] = deque(todo)  # taken from the left, no one waits on it
         self.verdicts: Counter[str] = Counter()
         self.progress = (
             Progress(records, progress_out, requests=len(todo))
@@ -144,14 +149,24 @@ class Work:
         self.stopped: list[HistoryWriteError] = []  # the write that failed: every worker stops
         self.clients: list[list[httpx.AsyncClient]] = []
         self.targets: list[Target] = []
+        self.recorder = Recorder(self.record, at_once=config.parallelism == 1)
 
     def next_item(self) -> Repetition | None:
         if self.stopped:
             return None
+        return self.queue.popleft() if self.queue else None
+
+    def record(self, it: Repetition, states: list[AttemptState]) -> None:
+        """Write the records of a finished repetition, one per arm, in order; none when
+        building one failed (a toolstand bug: said on stderr, counted as crashed)."""
         try:
-            return self.queue.get_nowait()
-        except asyncio.QueueEmpty:
-            return None
+            records = [record(s) for s in states]
+        except Exception as exc:
+            _crashed(self, it, exc)
+            return
+        for rec in records:
+            if not self.keep(rec):
+                return
 
     def keep(self, rec: AttemptRecord) -> bool:
         """Write one record and count it; False when the write failed (the run stops)."""
@@ -177,9 +192,16 @@ async def run_workers(
     work.clients = clients_for(config)
     async with targets as made:
         work.targets = made
+        recording = asyncio.create_task(
+            work.recorder.run(most=config.parallelism, quiet_s=RECORD_QUIET_S)
+        )
         try:
             await asyncio.gather(*(_worker(work, i) for i in range(config.parallelism)))
-        finally:  # before the simulator stops, as their connections go to it
+        finally:
+            recording.cancel()
+            # what finished is on disk, whether the workers ended or were cancelled
+            work.recorder.drain()
+            # before the simulator stops, as their connections go to it
             for c in (c for per_run in work.clients for c in per_run):
                 await c.aclose()
 
@@ -187,18 +209,18 @@ async def run_workers(
 async def _worker(work: Work, slot: int) -> None:
     while (it := work.next_item()) is not None:
         await work.limiters[it.run_index].wait()
-        for rec in await _repetition(work, it, slot):
-            if not work.keep(rec):
-                return
+        states = await _repetition(work, it, slot)
+        if states:
+            work.recorder.hand(it, states)
 
 
-async def _repetition(work: Work, it: Repetition, slot: int) -> list[AttemptRecord]:
-    """One record per arm of a repetition; none (said on stderr) when toolstand itself
-    failed."""
+async def _repetition(work: Work, it: Repetition, slot: int) -> list[AttemptState]:
+    """Every turn of a repetition, one finished state per arm; none when toolstand
+    itself failed (said on stderr)."""
     inputs, config = work.inputs, work.inputs.config
     clients = work.clients[it.run_index]
     try:
-        return await run_arms(
+        return await play_arms(
             work.targets[it.run_index],
             it.case,
             it.mode,
@@ -213,15 +235,20 @@ async def _repetition(work: Work, it: Repetition, slot: int) -> list[AttemptReco
             stream=it.stream,
         )
     except Exception as exc:  # a toolstand bug: say so, keep the run going
-        # nothing is written, so --resume retries these attempts later
-        work.verdicts["crashed"] += len(it.arms)
-        named = [a for a in it.arms if a is not None]
-        arm = f" feedback {','.join(named)}" if named else ""
-        arm += " streamed" if it.stream else ""
-        where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode}{arm} #{it.attempt}"
-        print(
-            f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "
-            "please report it; --resume retries it)",
-            file=sys.stderr,
-        )
+        _crashed(work, it, exc)
         return []
+
+
+def _crashed(work: Work, it: Repetition, exc: Exception) -> None:
+    """Nothing of ``it`` is written, so --resume retries these attempts later."""
+    config = work.inputs.config
+    work.verdicts["crashed"] += len(it.arms)
+    named = [a for a in it.arms if a is not None]
+    arm = f" feedback {','.join(named)}" if named else ""
+    arm += " streamed" if it.stream else ""
+    where = f"{config.runs[it.run_index].label} {it.case.id} {it.mode}{arm} #{it.attempt}"
+    print(
+        f"error: {where}: {type(exc).__name__}: {exc} (not recorded; "
+        "please report it; --resume retries it)",
+        file=sys.stderr,
+    )
