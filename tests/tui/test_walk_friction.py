@@ -11,11 +11,15 @@ from typing import Any
 import orjson
 import pytest
 from textual.content import Content
-from textual.widgets import Select
+from textual.widgets import Select, Static
 from textual.widgets._select import SelectOverlay
 
+from tests.support import bfcl as fx
 from tests.support.tui import screen_after, settle, wait_for
-from toolstand.tui.app import ToolstandApp
+from toolstand.cli import main
+from toolstand.spec.cases import case_paths, load_cases
+from toolstand.tui.app import ToolstandApp, make_app
+from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.run import RunScreen
 
 AppFor = Callable[..., ToolstandApp]
@@ -61,3 +65,36 @@ async def test_the_run_case_list_of_many_cases_opens_measuring_each_case_once(
         assert measured <= 2 * overlay.option_count
         await pilot.press(*"many_250", "enter")  # typing still finds a case
         assert select.value == "many_250" and not select.expanded
+
+
+@pytest.fixture
+def bfcl_import(tmp_path: Path) -> Path:
+    """The BFCL fixtures imported into bfcl/: a config with a case file per category."""
+    out = tmp_path / "bfcl"
+    assert main(["import", "bfcl", str(fx.write_wheel(tmp_path)), "--out", str(out)]) == 0
+    return out
+
+
+async def test_the_case_file_chooser_says_how_many_cases_each_file_holds(
+    bfcl_import: Path,
+) -> None:
+    files = case_paths(bfcl_import)
+    assert len(files) > 1
+    counts = [len(load_cases(p).cases) for p in files]
+    want = [f"{p.name} · {n} case{'' if n == 1 else 's'}" for p, n in zip(files, counts)]
+    assert len(set(counts)) > 1  # a count of each file, not one for all
+    app = make_app(str(bfcl_import / "config.json"), root=bfcl_import)
+    async with app.run_test(size=SMALL) as pilot:
+        cases = await screen_after(pilot, CasesScreen)
+        chooser = cases.query_one("#case-file", Select)
+        overlay = chooser.query_one(SelectOverlay)
+
+        def labels() -> list[str]:
+            # the first option is the blank one, the chooser's prompt
+            return [str(overlay.get_option_at_index(i).prompt) for i in range(1, len(files) + 1)]
+
+        await wait_for(pilot, lambda: all(" case" in x for x in labels()))
+        assert labels() == want
+        assert chooser.value == str(files[0])  # labelled, still the file open
+        shown = chooser.query_one("SelectCurrent #label", Static).content
+        assert str(shown) == want[0]
