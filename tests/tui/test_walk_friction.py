@@ -15,12 +15,15 @@ from textual.widgets import Select, Static
 from textual.widgets._select import SelectOverlay
 
 from tests.support import bfcl as fx
-from tests.support.tui import screen_after, settle, wait_for
+from tests.support.tui import open_history, screen_after, settle, wait_for
+from tests.support.tui_history import write_history
 from toolstand.cli import main
 from toolstand.spec.cases import case_paths, load_cases
 from toolstand.tui.app import ToolstandApp, make_app
+from toolstand.tui.screens.attempt import AttemptScreen, DiffScreen
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.run import RunScreen
+from toolstand.tui.widgets.attempt_list import AttemptList
 
 AppFor = Callable[..., ToolstandApp]
 SMALL = (80, 24)
@@ -98,3 +101,41 @@ async def test_the_case_file_chooser_says_how_many_cases_each_file_holds(
         assert chooser.value == str(files[0])  # labelled, still the file open
         shown = chooser.query_one("SelectCurrent #label", Static).content
         assert str(shown) == want[0]
+
+
+async def test_marking_for_a_diff_says_so_in_the_status_line_and_no_toast_covers_the_diff(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+    app = app_for()
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        screen = await open_history(pilot, app, len(recs))
+        lst = screen.query_one(AttemptList)
+        lst.cursor = 1
+        await pilot.press("m")
+        await wait_for(pilot, lambda: screen.marked == 1)
+        said = str(screen.query_one("#history-status", Static).content)
+        assert "1 marked" in said and "d on another" in said
+        assert not app._notifications  # the status line says it
+        lst.cursor = 2
+        diff = await screen_after(pilot, DiffScreen, "d")
+        await wait_for(pilot, lambda: bool(diff.rows))
+        assert not app._notifications
+        # marked from one attempt's screen (no status line there): a toast, gone when
+        # the diff it is about opens
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen)
+        lst.cursor = 3
+        attempt = await screen_after(pilot, AttemptScreen, "enter")
+        await pilot.press("m")
+        await wait_for(pilot, lambda: screen.marked == 3)
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [
+            "Marked: d on another attempt diffs the two."
+        ]
+        await pilot.press("right_square_bracket")  # the next attempt
+        await wait_for(pilot, lambda: attempt.row == 4)
+        diff = await screen_after(pilot, DiffScreen, "d")
+        await wait_for(pilot, lambda: bool(diff.rows))
+        await pilot.pause()
+        assert not app._notifications
