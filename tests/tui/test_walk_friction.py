@@ -11,17 +11,19 @@ from typing import Any
 import orjson
 import pytest
 from textual.content import Content
-from textual.widgets import Select, Static
+from textual.widgets import DataTable, Select, Static, TabbedContent
 from textual.widgets._select import SelectOverlay
 
 from tests.support import bfcl as fx
-from tests.support.tui import open_history, screen_after, settle, wait_for
+from tests.support.tui import help_text, open_history, open_report, screen_after, settle, wait_for
 from tests.support.tui_history import write_history
 from toolstand.cli import main
 from toolstand.spec.cases import case_paths, load_cases
 from toolstand.tui.app import ToolstandApp, make_app
 from toolstand.tui.screens.attempt import AttemptScreen, DiffScreen
 from toolstand.tui.screens.cases import CasesScreen
+from toolstand.tui.screens.help import HelpScreen
+from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.attempt_list import AttemptList
 
@@ -139,3 +141,30 @@ async def test_marking_for_a_diff_says_so_in_the_status_line_and_no_toast_covers
         await wait_for(pilot, lambda: bool(diff.rows))
         await pilot.pause()
         assert not app._notifications
+
+
+async def test_report_s_help_says_how_to_switch_tabs_and_the_keys_do(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+    app = app_for()
+    async with app.run_test(size=SMALL) as pilot:
+        await open_history(pilot, app, len(recs))
+        report = await open_report(pilot, app)
+        await screen_after(pilot, HelpScreen, "question_mark")
+        said = help_text(app)
+        assert "Next tab: Metrics, Categories, Errors, Cases" in said
+        assert "]" in said and "[" in said and "Previous tab" in said
+        await screen_after(pilot, ReportScreen, "escape")
+        tabs = report.query_one("#report-tabs", TabbedContent)
+        assert tabs.active == "tab-metrics"
+        await pilot.press("right_square_bracket")
+        assert tabs.active == "tab-categories"
+        assert isinstance(app.focused, DataTable) and app.focused.id == "category-table"
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert tabs.active == "tab-cases"
+        await pilot.press("right_square_bracket")  # round the end
+        assert tabs.active == "tab-metrics"
+        await pilot.press("left_square_bracket")
+        assert tabs.active == "tab-cases" and app.focused is not None
+        assert app.focused.id == "case-table-r"
