@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import pytest
 from textual.content import Content
-from textual.widgets import DataTable, Select, Static, TabbedContent
+from textual.widgets import DataTable, Label, Select, SelectionList, Static, TabbedContent
 from textual.widgets._select import SelectOverlay
 
 from tests.support import bfcl as fx
@@ -23,9 +23,11 @@ from toolstand.tui.app import ToolstandApp, make_app
 from toolstand.tui.screens.attempt import AttemptScreen, DiffScreen
 from toolstand.tui.screens.cases import CasesScreen
 from toolstand.tui.screens.help import HelpScreen
+from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.attempt_list import AttemptList
+from toolstand.tui.widgets.filter_bar import FilterBar
 
 AppFor = Callable[..., ToolstandApp]
 SMALL = (80, 24)
@@ -168,3 +170,33 @@ async def test_report_s_help_says_how_to_switch_tabs_and_the_keys_do(
         await pilot.press("left_square_bracket")
         assert tabs.active == "tab-cases" and app.focused is not None
         assert app.focused.id == "case-table-r"
+
+
+@pytest.fixture
+def bfcl_history(bfcl_import: Path) -> Path:
+    """The imported cases run on the simulator (outside the app's loop)."""
+    history = bfcl_import.parent / "bfcl.jsonl"
+    config = str(bfcl_import / "config.json")
+    assert main(["run", "--config", config, "--output", str(history)]) == 0
+    return history
+
+
+async def test_history_s_category_facet_is_in_sight_at_80x24_without_scrolling(
+    bfcl_import: Path, bfcl_history: Path
+) -> None:
+    config = str(bfcl_import / "config.json")
+    app = make_app(config, root=bfcl_import, history=str(bfcl_history))
+    async with app.run_test(size=SMALL) as pilot:
+        screen = await screen_after(pilot, HistoryScreen)
+        await wait_for(pilot, lambda: screen.result is not None and screen.result.end == 15)
+        await pilot.press("f")
+        await pilot.pause()
+        bar = screen.query_one(FilterBar)
+        assert bar.scroll_offset.y == 0
+        title = bar.query_one("#t-category", Label)
+        values = bar.query_one("#f-category", SelectionList)
+        assert str(title.content) == "category (11)"  # a question file each
+        shown = bar.content_region
+        assert shown.contains_region(title.region)
+        # its first values too, not only its title
+        assert values.region.y + 2 <= shown.bottom and values.region.height >= 2
