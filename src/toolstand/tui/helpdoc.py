@@ -69,6 +69,8 @@ TASKS: dict[str, str] = {
     # Report
     "report.open_file": "Read the numbers",
     "report.recompute": "Read the numbers",
+    "report.tab_next": "Read the numbers",
+    "report.tab_prev": "Read the numbers",
     "report.export_json": "Export",
     "report.export_csv": "Export",
 }

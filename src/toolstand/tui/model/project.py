@@ -70,6 +70,18 @@ class Project:
         self.casefile = load_cases(self.cases_path, strict=False)
 
 
+def count_cases(path: Path) -> int | None:
+    """How many rows the case list shows for ``path``: its lines but blank ones and the
+    version line (a broken line is listed too), counted without parsing; None when it
+    cannot be read."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    lines = (raw.strip() for raw in data.splitlines())
+    return sum(1 for raw in lines if raw and not raw.startswith(b'{"cases_version"'))
+
+
 def find_line(path: Path, case_id: str) -> str | None:
     """The line of ``path`` holding case ``case_id`` (only its JSON read, not the case)."""
     try:

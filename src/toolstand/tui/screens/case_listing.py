@@ -8,23 +8,38 @@ screen's; they are declared here so the list reads on its own.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from textual import on
+from textual import on, work
 from textual.message import Message
 from textual.widgets import Input, Select
 
 from toolstand.tui.model.case_rows import rows
+from toolstand.tui.model.project import count_cases
 from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.widgets.case_list import CaseTable
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.util.printable import visible
 
 
+def file_label(path: Path, count: int | None) -> str:
+    """A case file as the file chooser lists it: its name and how many cases it holds."""
+    if count is None:
+        return visible(path.name)
+    return visible(f"{path.name} · {count:,} case{'' if count == 1 else 's'}")
+
+
 class CaseListing(ToolstandScreen):
     """Which cases are listed, from which file, and the one chosen."""
+
+    @dataclass
+    class FilesCounted(Message):
+        """The config's case files were counted (a thread worker): label the chooser."""
+
+        counts: dict[Path, int | None]
 
     line: int | None
     where: str | None
@@ -80,6 +95,26 @@ class CaseListing(ToolstandScreen):
             if where is not None and select.value != where:
                 select.value = where
         return where
+
+    def count_files(self) -> None:
+        """Count the cases of each file of a config with several (BFCL's eleven, 9 MB)
+        off the event loop; the chooser lists each with its count."""
+        files = self.app.project.case_files
+        if len(files) > 1:
+            self._count_files(list(files))
+
+    @work(thread=True, exclusive=True, group="case-counts", exit_on_error=False)
+    def _count_files(self, files: list[Path]) -> None:
+        self.post_message(self.FilesCounted({p: count_cases(p) for p in files}))
+
+    @on(FilesCounted)
+    def _files_counted(self, event: FilesCounted) -> None:
+        chooser = self.query_one("#case-file", Select)
+        value = chooser.value
+        with self.prevent(Select.Changed):  # new options blank the value: put it back
+            chooser.set_options([(file_label(p, n), str(p)) for p, n in event.counts.items()])
+            if value is not Select.NULL and value in {str(p) for p in event.counts}:
+                chooser.value = value
 
     @on(Select.Changed, "#case-file")
     def _file_chosen(self, event: Select.Changed) -> None:

@@ -168,6 +168,7 @@ class CasesScreen(CaseListing):
         # shown, else on the return here (a rerun on the Run screen need not wait for it)
         self.watch(self.app, "verdicts_version", lambda _: self._verdicts_changed(), init=False)
         self.show_verdicts()
+        self.count_files()
         table = self.query_one(CaseTable)
         if table.current_line is not None:
             self._open_line(table.current_line)
@@ -400,6 +401,7 @@ class CasesScreen(CaseListing):
     def _written(self, event: Written) -> None:
         project = self.app.project
         project.casefile = event.result.casefile(project.cases_path)
+        self.count_files()  # a case more or fewer in the chooser's count
         if event.data is None:  # deleted: the cursor moves to a neighbour
             self.line, self.original, self.draft = None, None, None
             self.app.unsaved = None

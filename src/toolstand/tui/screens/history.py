@@ -349,7 +349,7 @@ class HistoryScreen(AttemptActions, ToolstandScreen):
         elif self.query_.active:
             parts.append(f"filtering: {self.query_.describe()}")
         if self.marked is not None:
-            parts.append("1 marked")
+            parts.append("1 marked ◆ · d on another diffs them")
         warnings = ix.all_warnings()
         if warnings:
             parts.append(f"⚠ {warnings[-1].message} ({len(warnings)})")
@@ -440,8 +440,10 @@ class HistoryScreen(AttemptActions, ToolstandScreen):
 
     def mark_row(self, row: int) -> None:
         self.marked = None if self.marked == row else row
-        if self.marked is not None:
-            self.notify("Marked. Press d on another attempt to diff them.", markup=False)
+        # the status line says it where it shows (a toast there covered the diff it
+        # was about); the attempt screen has none
+        if self.marked is not None and self.app.screen is not self:
+            self.notify("Marked: d on another attempt diffs the two.", markup=False)
 
     def watch_marked(self, marked: int | None) -> None:
         self.query_one(AttemptList).marked = marked
@@ -454,6 +456,7 @@ class HistoryScreen(AttemptActions, ToolstandScreen):
         if self.marked == row:
             self.notify("That is the marked attempt: choose another.", markup=False)
             return
+        self.app.clear_notifications()  # the diff is what they were about
         self.app.push_screen(
             DiffScreen(self.path, (self.offset_of(self.marked), self.offset_of(row)))
         )

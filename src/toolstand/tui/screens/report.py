@@ -65,6 +65,23 @@ class ReportScreen(ToolstandScreen):
             tooltip="Export the error table as CSV",
             id="report.export_csv",
         ),
+        # the tabs (Metrics, Categories, Errors, Cases) from the table, as [ ] step
+        # between attempts on an attempt's screen
+        Binding(
+            "right_square_bracket",
+            "step_tab(1)",
+            "Next tab",
+            tooltip="Next tab: Metrics, Categories, Errors, Cases (or click a tab's name)",
+            id="report.tab_next",
+        ),
+        Binding(
+            "left_square_bracket",
+            "step_tab(-1)",
+            "Previous tab",
+            show=False,
+            tooltip="Previous tab",
+            id="report.tab_prev",
+        ),
         Binding(
             "ctrl+l",
             "recompute",
@@ -175,6 +192,9 @@ class ReportScreen(ToolstandScreen):
                 self.open(path)
 
         self.app.push_screen(RunPicker(self.app.project.runs_dir, self.path), chosen)
+
+    def action_step_tab(self, step: int) -> None:
+        self.query_one(ReportView).step_tab(step)
 
     def action_recompute(self) -> None:
         if self.path:

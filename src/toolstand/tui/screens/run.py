@@ -30,6 +30,7 @@ from toolstand.tui.screens.run_keys import RUN_BINDINGS
 from toolstand.tui.screens.run_view import RunViews
 from toolstand.tui.widgets.exchange_view import ExchangeView
 from toolstand.tui.widgets.footer import Footer
+from toolstand.tui.widgets.long_select import LongSelect
 from toolstand.tui.widgets.nav import NavBar
 from toolstand.tui.widgets.run_status import RunStatus
 from toolstand.tui.widgets.step_panel import StepPanel
@@ -91,7 +92,8 @@ class RunScreen(RunViews):
         targets = self._targets()
         yield NavBar("run")
         with Horizontal(id="run-bar"):
-            yield Select([], prompt="case", id="run-case", compact=True)
+            # BFCL's 3,491 ids: an overlay that does not measure each one on every layout
+            yield LongSelect([], prompt="case", id="run-case", compact=True)
             yield Select(
                 targets, prompt="no runs configured", allow_blank=not targets, id="run-target",
                 compact=True,

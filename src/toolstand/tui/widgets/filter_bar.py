@@ -24,7 +24,10 @@ from textual.widgets.selection_list import Selection
 from toolstand.history import FACETS, TIME_PRESETS, Query, day_range, shown_label, value_label
 from toolstand.util.printable import visible
 
-LISTED = tuple(f for f in FACETS if f != "day")  # days get the time selector instead
+# days get the time selector instead; the category (BFCL's main axis, a category per
+# question file) right after the verdict and the error, where 80x24 shows it unscrolled
+FIRST = ("verdict", "error", "category")
+LISTED = (*FIRST, *(f for f in FACETS if f not in (*FIRST, "day")))
 
 
 def _parse_day(text: str) -> date | None:

@@ -203,6 +203,17 @@ class ReportView(Vertical):
                 yield Static("", id="cases-title", markup=False)
                 yield DataTable(id="case-table-r", cursor_type="row", zebra_stripes=True)
 
+    def step_tab(self, step: int) -> str:
+        """Show the tab ``step`` after the one shown (round the end), its table focused;
+        the tab's name."""
+        tabs = self.query_one("#report-tabs", TabbedContent)
+        panes = list(tabs.query(TabPane))
+        at = next((n for n, p in enumerate(panes) if p.id == tabs.active), 0)
+        pane = panes[(at + step) % len(panes)]
+        tabs.active = str(pane.id)
+        pane.query_one(DataTable).focus()
+        return str(tabs.get_tab(pane).label)
+
     def show(self, report: Report) -> None:
         self.report = report
         meta = report.meta
