@@ -82,8 +82,11 @@ from toolstand.history.shape import (
     PASS,
     UNJUDGED,
     VERDICTS,
+    FLAT_AT,
+    NO_USER,
     LineShape,
     error_code,
+    flat_of,
     flat_row,
 )
 
@@ -248,11 +251,11 @@ class HistoryIndex:
                         if self._learn and row is not None:
                             quick = self._learn_template(row[3])
                 if row is not None:
-                    rows.append(row)
+                    rows.append(flat_of(row))
                 elif nl - pos > 1:
                     row = self._slow(bytes(buf[pos:nl]), pos)
                     if row is not None:
-                        rows.append(row)
+                        rows.append(flat_of(row))
                 pos = nl + 1
         finally:
             view.release()
@@ -491,7 +494,7 @@ class HistoryIndex:
                 self.report.odd.append((self.lines, offset))
                 self._other(row.get("type"), row)
                 continue
-            entry = (offset - base, row["_v"], row["_e"], row, row.get("_r"), self.lines)
+            entry = flat_of((offset - base, row["_v"], row["_e"], row, row.get("_r"), self.lines))
             problem = _row_problem(entry)
             if problem is None:
                 rows.append(entry)
@@ -518,49 +521,46 @@ class HistoryIndex:
         return added
 
     def _columns(self, rows: list[tuple[Any, ...]]) -> int:
-        """Turn a chunk's rows into column entries (C-level maps over the rows)."""
+        """Turn a chunk's flat rows (shape.flat_of) into column entries: one transpose,
+        then C-level maps over the columns."""
         if not rows:
             return 0
         count = len(rows)
         cols = list(zip(*rows, strict=True))
-        offs, dicts = cols[0], cols[3]
-
-        def col(key: str) -> list[Any]:
-            try:
-                return list(map(itemgetter(key), dicts))
-            except KeyError:  # a line with a key missing: read value by value
-                return [d.get(key) for d in dicts]
-
-        text = {key: col(key) for key in TEXT_FIELDS}
-        attempts = column("I", col("attempt"), as_uint)
-        if not _all_valid(text.values(), attempts, cols[1]):
+        offs = cols[0]
+        at = FLAT_AT
+        text = [cols[at[key]] for key in TEXT_FIELDS]
+        attempts = column("I", list(cols[at["attempt"]]), as_uint)
+        if not _all_valid(text, attempts, cols[1]):
             return self._columns(self._valid_rows(rows))
         f = self.facets
-        times, days = self._times(col("started_at"))
+        times, days = self._times(list(cols[at["started_at"]]))
         base = self.end
         report = self.report
-        for row in rows:
-            if row[4] is None:  # the report reads this line itself
-                report.odd.append((row[5], base + row[0]))
-        report.extend(list(cols[4]))
+        facts = cols[3]
+        if None in facts:
+            for row in rows:
+                if row[3] is None:  # the report reads this line itself
+                    report.odd.append((row[4], base + row[0]))
+        report.extend(facts)
         # every column first; ``rows`` last: a reader sees a row only once it is whole
-        f["run"].extend(text["run_id"])
-        f["provider"].extend(text["provider"])
-        f["model"].extend(text["model"])
-        f["case"].extend(text["case_id"])
-        f["mode"].extend(text["mode"])
+        f["run"].extend(cols[at["run_id"]])
+        f["provider"].extend(cols[at["provider"]])
+        f["model"].extend(cols[at["model"]])
+        f["case"].extend(cols[at["case_id"]])
+        f["mode"].extend(cols[at["mode"]])
         f["day"].extend(days)
         for key in ARMS:  # absent from a record: None, a facet value like any other
-            f[key].extend(col(key))
+            f[key].extend(cols[at[key]])
         self.verdict.codes.extend(cols[1])
         self.errors.extend(cols[2])
         self.attempt.extend(attempts)
         # the network time of the attempt's turns: the figure the report's p50/p95 use
-        self.latency.extend(column("f", col("elapsed_ms"), as_float))
+        self.latency.extend(column("f", list(cols[at["elapsed_ms"]]), as_float))
         self.times.extend(times)
         self.offsets.extend(base + o for o in offs)
         first = self.rows
-        self._users(first, count, dicts, offs)
+        self._users(first, count, cols[at["user"]], offs)
         self.rows = first + count
         return count
 
@@ -573,12 +573,12 @@ class HistoryIndex:
             if problem is None:
                 keep.append(row)
                 continue
-            self.report.odd.append((row[5], self.end + row[0]))
-            self.warnings.append(HistoryWarning(self.path, row[5], f"attempt skipped: {problem}"))
+            self.report.odd.append((row[4], self.end + row[0]))
+            self.warnings.append(HistoryWarning(self.path, row[4], f"attempt skipped: {problem}"))
         return keep
 
     def _users(
-        self, first: int, count: int, dicts: Sequence[dict[str, Any]], offs: Sequence[int]
+        self, first: int, count: int, users: Sequence[Any], offs: Sequence[int]
     ) -> None:
         """Remember each new run x case's user message (for the free-text filter)."""
         runs, cases = self.facets["run"].codes, self.facets["case"].codes
@@ -593,8 +593,8 @@ class HistoryIndex:
             if p not in want:
                 continue
             want.discard(p)
-            text = dicts[i].get("user")
-            if "user" not in dicts[i]:
+            text = users[i]
+            if text is NO_USER:
                 # once per run x case: the whole line, wherever its writer put "user"
                 nl = self._buf.find(b"\n", offs[i])
                 try:
@@ -656,8 +656,11 @@ def _all_valid(text: Iterable[list[Any]], attempts: array[int], verdicts: Sequen
 
 
 def _row_problem(row: tuple[Any, ...]) -> str | None:
-    """attempt_problem's answer for an indexed row: its summary dict and its verdict."""
-    fields = row[3]
+    """attempt_problem's answer for a flat row: its summary dict and its verdict (a row
+    of the scan, which has no dict, holds every one of these keys)."""
+    fields = row[-1]
+    if fields is None:
+        fields = {k: row[FLAT_AT[k]] for k in (*TEXT_FIELDS, "attempt")}
     for key in (*TEXT_FIELDS, "attempt"):
         problem = field_problem(fields, key)
         if problem is not None:

@@ -72,6 +72,26 @@ class LineShape:
         self.ok = True
 
 
+# A chunk's rows before they become columns (index.py _columns): one tuple a row,
+# (offset in the chunk, verdict, error codes, report facts, line number, the values of
+# FLAT_KEYS, the row's dict or None); a key absent from the row reads None, but for
+# "user", which reads NO_USER (the line is then read whole for it, once per run x case)
+FLAT_KEYS = ("run_id", "provider", "model", "case_id", "mode", "attempt", "started_at",
+             "elapsed_ms", *ARMS, "user")  # fmt: skip
+NO_USER = object()
+FLAT_AT = {k: 5 + i for i, k in enumerate(FLAT_KEYS)}  # where a key's value sits
+
+
+def flat_of(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The flat tuple of a row ``(offset, verdict, errors, dict, facts, line)``."""
+    d = row[3]
+    get = d.get
+    return (
+        row[0], row[1], row[2], row[4], row[5],
+        *map(get, FLAT_KEYS[:-1]), get("user", NO_USER), d,
+    )  # fmt: skip
+
+
 def flat_row(rec: Mapping[str, Any]) -> dict[str, Any]:
     """A row dict with every NEEDED key, its verdict and error codes, from a decoded attempt."""
     d = {k: rec.get(k) for k in (*NEEDED, *ARMS)}
