@@ -88,7 +88,9 @@ async def test_the_case_file_chooser_says_how_many_cases_each_file_holds(
     files = case_paths(bfcl_import)
     assert len(files) > 1
     counts = [len(load_cases(p).cases) for p in files]
-    want = [f"{p.name} · {n} case{'' if n == 1 else 's'}" for p, n in zip(files, counts)]
+    want = [
+        f"{p.name} · {n} case{'' if n == 1 else 's'}" for p, n in zip(files, counts, strict=True)
+    ]
     assert len(set(counts)) > 1  # a count of each file, not one for all
     app = make_app(str(bfcl_import / "config.json"), root=bfcl_import)
     async with app.run_test(size=SMALL) as pilot:

@@ -29,7 +29,7 @@ import os
 from array import array
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, tzinfo
-from operator import add, itemgetter
+from operator import add
 from typing import Any
 
 import orjson
@@ -78,12 +78,12 @@ from toolstand.history.shape import (
     ATTEMPT,
     ERROR,
     FAIL,
+    FLAT_AT,
     JNULL,
+    NO_USER,
     PASS,
     UNJUDGED,
     VERDICTS,
-    FLAT_AT,
-    NO_USER,
     LineShape,
     error_code,
     flat_of,
@@ -577,9 +577,7 @@ class HistoryIndex:
             self.warnings.append(HistoryWarning(self.path, row[4], f"attempt skipped: {problem}"))
         return keep
 
-    def _users(
-        self, first: int, count: int, users: Sequence[Any], offs: Sequence[int]
-    ) -> None:
+    def _users(self, first: int, count: int, users: Sequence[Any], offs: Sequence[int]) -> None:
         """Remember each new run x case's user message (for the free-text filter)."""
         runs, cases = self.facets["run"].codes, self.facets["case"].codes
         pairs = dict.fromkeys(
