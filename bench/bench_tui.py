@@ -8,7 +8,10 @@ Each round is a fresh Python process (so first paint includes the imports, as a 
 sees it) on a private copy of the project with a small history in runs/. ``--before``
 names another checkout's ``src/`` (e.g. the code before a change, from
 ``git archive <commit> src | tar -x -C DIR``): its rounds alternate with this code's,
-so both see the same machine load, and the table gives both and their ratio.
+so both see the same machine load, and the table gives both and their ratio. Each
+``src/`` is byte-compiled before the rounds (an installed toolstand starts from its
+bytecode; with PYTHONDONTWRITEBYTECODE set, every round would compile all of it again);
+``--no-bytecode`` leaves it as it is.
 
 Each step is timed as wall time and as the process's CPU time (the app runs in it; CPU
 barely moves with the machine's load, wall does); p50 and p95 over the rounds:
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import contextlib
 import os
 import shutil
@@ -258,6 +262,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--before", help="another checkout's src/ to measure beside this one")
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="leave each src/ without compiled bytecode (every module compiled in every round)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--fd", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -267,6 +276,13 @@ def main() -> None:
     codes = {"after (this code)": ROOT / "src"}
     if args.before:
         codes = {"before": Path(args.before).resolve(), **codes}
+    if not args.no_bytecode:
+        # as an installed toolstand starts: pip writes the bytecode at install, and Python
+        # at the first start; PYTHONDONTWRITEBYTECODE (set on this machine) would make every
+        # round compile all of src/ again (~0.1-0.2 s of the first paint), which no user pays
+        for src in codes.values():
+            compileall.compile_dir(str(src), quiet=1)
+        print("bytecode: compiled for each src/ before the rounds (--no-bytecode: without)")
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     results: dict[str, Timings] = {label: {} for label in codes}
     with tempfile.TemporaryDirectory() as tmp:

@@ -645,7 +645,9 @@ class HistoryIndex:
         return None if t != t else datetime.fromtimestamp(t, self.tz)
 
 
-def _all_valid(text: Iterable[list[Any]], attempts: array[int], verdicts: Sequence[int]) -> bool:
+def _all_valid(
+    text: Iterable[Sequence[Any]], attempts: array[int], verdicts: Sequence[int]
+) -> bool:
     """Whether every row of a chunk holds what attempt_problem asks for, tested column by
     column at C speed (a row without a judgement or a transport error is UNJUDGED)."""
     if UNJUDGED in verdicts or (attempts and min(attempts) == 0):

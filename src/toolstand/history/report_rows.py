@@ -25,7 +25,7 @@ result, they only spare the decoding.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -409,7 +409,7 @@ class ReportRows:
             ("r:tout", self.tout),
         ]
 
-    def extend(self, rows: list[Facts | None]) -> None:
+    def extend(self, rows: Sequence[Facts | None]) -> None:
         ids, kinds = self.ids, self.kinds
         codes = []
         for f in rows:

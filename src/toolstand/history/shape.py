@@ -7,7 +7,7 @@ HistoryIndex can decode just those bytes of each line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 VERDICTS = ("pass", "fail", "error")  # error: a transport failure, no verdict
@@ -82,7 +82,7 @@ NO_USER = object()
 FLAT_AT = {k: 5 + i for i, k in enumerate(FLAT_KEYS)}  # where a key's value sits
 
 
-def flat_of(row: tuple[Any, ...]) -> tuple[Any, ...]:
+def flat_of(row: Sequence[Any]) -> tuple[Any, ...]:
     """The flat tuple of a row ``(offset, verdict, errors, dict, facts, line)``."""
     d = row[3]
     get = d.get
