@@ -39,9 +39,11 @@ import asyncio, json, sys
 from pathlib import Path
 from toolstand.tui.app import ToolstandApp, make_app
 
-# the warm-up imports the Run screen's modules on purpose once the screen is drawn;
-# the question here is what the first paint itself needed
+# the warm-up imports the Run screen's modules on purpose once the screen is drawn, and
+# the other screens are built 0.25 s after it (on a busy machine, inside the pauses
+# below); the question here is what the first paint itself needed
 ToolstandApp._warm_up = lambda self: None  # type: ignore[method-assign]
+ToolstandApp.BUILT_AHEAD = ()
 LATER = {later!r}
 
 
