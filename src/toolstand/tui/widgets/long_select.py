@@ -40,9 +40,7 @@ class LongSelect(Select[str]):
 
     def compose(self) -> ComposeResult:
         yield SelectCurrent(self.prompt)
-        yield LongOverlay(type_to_search=self._type_to_search).data_bind(
-            compact=Select.compact
-        )
+        yield LongOverlay(type_to_search=self._type_to_search).data_bind(compact=Select.compact)
 
     def set_options(self, options: Iterable[tuple[RenderableType, str]]) -> None:
         listed = list(options)
