@@ -32,6 +32,7 @@ from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
 from toolstand.tui.widgets.case_form import CaseForm
 from toolstand.tui.widgets.case_list import CaseTable
+from toolstand.tui.widgets.titled import Titled
 
 AppFor = Callable[..., ToolstandApp]
 SMALL = (80, 24)  # a terminal nobody resized, tmux's default
@@ -178,9 +179,11 @@ def test_run_screen_second_turn_80x24(snap_compare: Any, app_for: AppFor) -> Non
         await wait_for(pilot, lambda: "recorded in" in status(app))
         # the file, the port, the times and the answer's "created" differ run to run
         app.screen.query_one("#run-status", Static).update("turn 2 recorded")
-        for pane in app.screen.query(".pane"):
-            title = re.sub(r":\d+\S*", ":PORT", str(pane.border_title or ""))
-            pane.border_title = re.sub(r"\d+ ms", "N ms", title)
+        for pane in app.screen.query(".pane"):  # each wording, as the pane fits one in
+            assert isinstance(pane, Titled)
+            pane.titled(
+                *(re.sub(r"\d+ ms", "N ms", re.sub(r":\d+\S*", ":PORT", x)) for x in pane.choices)
+            )
         raw = app.screen.query_one("#response-body", TextArea)
         raw.load_text(re.sub(r'"created": \d+', '"created": 0', raw.text))
         app.screen.query_one("#pane-verdict").focus()

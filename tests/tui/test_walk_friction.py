@@ -10,12 +10,22 @@ from typing import Any
 
 import orjson
 import pytest
+from rich.cells import cell_len
 from textual.content import Content
-from textual.widgets import DataTable, Label, Select, SelectionList, Static, TabbedContent
+from textual.widgets import DataTable, Label, Select, SelectionList, Static, TabbedContent, TextArea
 from textual.widgets._select import SelectOverlay
 
 from tests.support import bfcl as fx
-from tests.support.tui import help_text, open_history, open_report, screen_after, settle, wait_for
+from tests.support.tui import (
+    help_text,
+    open_history,
+    open_report,
+    screen_after,
+    settle,
+    status,
+    turn_one,
+    wait_for,
+)
 from tests.support.tui_history import write_history
 from toolstand.cli import main
 from toolstand.spec.cases import case_paths, load_cases
@@ -27,6 +37,7 @@ from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.screens.run import RunScreen
 from toolstand.tui.widgets.attempt_list import AttemptList
+from toolstand.tui.widgets.case_list import CaseTable
 from toolstand.tui.widgets.filter_bar import FilterBar
 
 AppFor = Callable[..., ToolstandApp]
@@ -202,3 +213,40 @@ async def test_history_s_category_facet_is_in_sight_at_80x24_without_scrolling(
         assert shown.contains_region(title.region)
         # its first values too, not only its title
         assert values.region.y + 2 <= shown.bottom and values.region.height >= 2
+
+
+async def test_at_80_columns_column_and_pane_titles_fit_and_f6_shows_the_url_whole(
+    app_for: AppFor,
+) -> None:
+    app = app_for()
+    async with app.run_test(size=SMALL) as pilot:
+        cases = await screen_after(pilot, CasesScreen)
+        table = cases.query_one(CaseTable)
+        await wait_for(pilot, lambda: table.row_count > 0)
+        labels = {str(c.label): c.width for c in table.columns.values()}
+        assert "expect" in labels  # the case format's word: "expects" was cut to 6
+        assert all(cell_len(label) <= width for label, width in labels.items())
+        await turn_one(pilot, app, "recovery_lookup_ok")
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: "recorded in" in status(app))
+        run = app.screen
+        titles = {}
+        for pane in run.query(".pane"):
+            title = str(pane.border_title or "")
+            titles[pane.id] = title
+            # "…" only where even the shortest wording does not fit: none at 80 columns
+            assert cell_len(title) <= pane.outer_size.width - 6 and "…" not in title, title
+        assert titles["pane-request"] == "request · /v1/chat/completions"
+        assert titles["pane-response"].startswith("raw response · HTTP 200 · ")
+        assert titles["step"].startswith("turn 2 again · ctrl+r edit")
+        await pilot.press("f6")  # the whole URL, the status, the tries
+        await pilot.pause()
+        head = run.query_one("#request-head", TextArea).text.splitlines()[0]
+        assert head.startswith("POST http://127.0.0.1:") and head.endswith("/v1/chat/completions")
+        # maximized, the request pane has the room for its whole title
+        run.query_one("#request-head", TextArea).focus()
+        await pilot.press("f11")
+        await pilot.pause()
+        assert str(run.query_one("#pane-request").border_title).startswith(
+            "headers: request · POST http://127.0.0.1:"
+        )

@@ -44,9 +44,9 @@ def style_of(state: AttemptState, config: Config) -> FeedbackStyle:
 
 def repair_offer(
     state: AttemptState, config: Config, *, again: bool = False
-) -> tuple[list[ToolResult], list[dict[str, dict[str, Any]]], str]:
+) -> tuple[list[ToolResult], list[dict[str, dict[str, Any]]], tuple[str, ...]]:
     """What the step panel opens on for the next repair turn: the feedback in the
-    attempt's style, each call's feedback in every style (one pick away), the title.
+    attempt's style, each call's feedback in every style (one pick away), the titles.
     ``again``: the first repair turn once more, answering turn 1 (a recorded attempt's
     repair sent again from the same turn 1)."""
     if again:
@@ -60,14 +60,19 @@ def repair_offer(
     return by_style[style], choices, repair_title(len(state.repairs) + 1, style, again=again)
 
 
-def repair_title(n: int, style: str, *, again: bool = False) -> str:
-    """The step panel's title for repair turn ``n`` in ``style``."""
+def repair_title(n: int, style: str, *, again: bool = False) -> tuple[str, ...]:
+    """The step panel's titles for repair turn ``n`` in ``style``, the fullest first (the
+    pane shows the first that fits: at 80 columns the longer ones are cut)."""
     if again:
         return (
-            f"repair {n} again: feedback ({style}) · ctrl+l styles · ctrl+t sends (a new attempt)"
+            f"repair {n} again: feedback ({style}) · ctrl+l styles · ctrl+t sends (a new attempt)",
+            f"repair {n} again ({style}) · ctrl+l styles · ctrl+t sends (a new attempt)",
+            f"repair {n} again ({style}) · ctrl+l styles · ctrl+t sends",
         )
     return (
-        f"repair {n}: feedback to send ({style}) · ctrl+r edit · ctrl+l other styles · ctrl+t sends"
+        f"repair {n}: feedback to send ({style}) · ctrl+r edit · ctrl+l other styles · ctrl+t sends",
+        f"repair {n}: feedback ({style}) · ctrl+r edit · ctrl+l styles · ctrl+t sends",
+        f"repair {n} ({style}) · ctrl+r edit · ctrl+l styles · ctrl+t sends",
     )
 
 

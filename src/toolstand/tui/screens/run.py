@@ -38,8 +38,10 @@ from toolstand.tui.widgets.turn_tabs import TurnTabs
 from toolstand.types import FEEDBACK_STYLES, MODES, AttemptRecord, FeedbackStyle, Mode
 from toolstand.util.printable import visible
 
-AGAIN_TITLE = (
-    "turn 2 again: tool results · ctrl+r edit · ctrl+l canned · ctrl+t sends (a new attempt)"
+AGAIN_TITLE = (  # the fullest first: the pane shows the first that fits
+    "turn 2 again: tool results · ctrl+r edit · ctrl+l canned · ctrl+t sends (a new attempt)",
+    "turn 2 again · ctrl+r edit · ctrl+l canned · ctrl+t sends (a new attempt)",
+    "turn 2 again · ctrl+r edit · ctrl+l canned · ctrl+t sends",
 )
 
 # what the panels show: (case id, index of the configured run, mode)
@@ -414,7 +416,7 @@ class RunScreen(RunViews):
 
         self._style = chosen
         n = 1 if self.again else len(self.state.repairs) + 1
-        self.query_one(StepPanel).border_title = repair_title(n, chosen, again=self.again)
+        self.query_one(StepPanel).titled(*repair_title(n, chosen, again=self.again))
 
     @on(TurnDone)
     def _turn_done(self, event: TurnDone) -> None:

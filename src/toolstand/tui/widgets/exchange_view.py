@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
-from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Static, TextArea
 
 from toolstand.tui.model.events import EventRow, stream_line, stream_title
 from toolstand.tui.model.live import TurnView, conversation_of
 from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
+from toolstand.tui.widgets.titled import Pane, ScrollPane, Titled
 from toolstand.util.printable import visible, visible_lines
 
 _ANCHOR = "__toolstand_anchor__"
@@ -28,6 +28,16 @@ def pretty(value: Any) -> str:
         return visible_lines(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
     except TypeError:  # integers beyond 64 bits: show them as text
         return visible_lines(repr(value))
+
+
+def request_titles(req: Mapping[str, Any]) -> tuple[str, ...]:
+    """The request pane's titles, the fullest first: the method and URL; the path
+    without the host (the run chosen above says it, F6 shows the whole URL); the path."""
+    method, url = str(req.get("method", "")), str(req.get("url", ""))
+    path = urlsplit(url).path or url
+    return tuple(
+        visible(f"request · {x}".strip()) for x in (f"{method} {url}", f"{method} {path}", path)
+    )
 
 
 def _body_area(id: str) -> TextArea:
@@ -189,16 +199,16 @@ class ExchangeView(Widget):
     def compose(self) -> ComposeResult:
         for side in ("request", "response"):
             with (
-                Vertical(classes="pane", id=f"pane-{side}"),
+                Pane(classes="pane", id=f"pane-{side}"),
                 ContentSwitcher(initial=f"{side}-body", id=f"{side}-switch"),
             ):
                 yield _body_area(f"{side}-body")
                 yield _head_area(f"{side}-head")
                 if side == "response":
                     yield _head_area("response-events")
-        with Vertical(classes="pane", id="pane-decision"):
+        with Pane(classes="pane", id="pane-decision"):
             yield _body_area("decision-body")
-        with VerticalScroll(classes="pane", id="pane-verdict"):
+        with ScrollPane(classes="pane", id="pane-verdict"):
             yield Static("", id="verdict-text", markup=False)
 
     def on_mount(self) -> None:
@@ -217,11 +227,11 @@ class ExchangeView(Widget):
         area.move_cursor(area.document.end)
         area.move_cursor((line, 0))
 
-    def _pane(self, name: str, title: str) -> None:
-        # literal: a URL or label from outside must not be read as markup
+    def _pane(self, name: str, *titles: str) -> None:
+        """Title pane ``name`` with the first of ``titles`` (the fullest first) that fits."""
         if self.headers_shown and name in ("request", "response"):
-            title = f"headers: {title}"
-        self.query_one(f"#pane-{name}").border_title = Content(title)
+            titles = tuple(f"headers: {t}" for t in titles)
+        self.query_one(f"#pane-{name}", Titled).titled(*titles)
 
     def _events_shown(self, shown: bool) -> None:
         body = "response-events" if shown else "response-body"
@@ -267,8 +277,7 @@ class ExchangeView(Widget):
             )
             return
         req = view.request or {}
-        where = visible(f"{req.get('method', '')} {req.get('url', '')}".strip())
-        self._pane("request", f"request · {where}")
+        self._pane("request", *request_titles(req))
         request = q("#request-body", TextArea)
         _load(request, pretty(req.get("body")) if req else "")
         _load(q("#request-head", TextArea), request_head(req) if req else "")
@@ -282,14 +291,18 @@ class ExchangeView(Widget):
             _load(raw, "")
         else:
             took = turn_ms(view.tries)
-            latency = f" · net {took:.0f} ms" if took is not None else ""
+            http = f"HTTP {resp.get('status')}"
             tries = f" · {len(view.tries)} tries" if len(view.tries) > 1 else ""
-            status = f"HTTP {resp.get('status')}{latency}{tries}"
+            # the fullest first; narrow, the time and the tries give way (F6 has them)
+            said = [http + tries]
+            if took is not None:
+                ms = f"{took:.0f} ms"
+                said = [f"{http} · net {ms}{tries}", f"{http} · {ms}{tries}", f"{http} · {ms}"]
             if events is None:
-                self._pane("response", f"raw response · {status}")
+                self._pane("response", *(f"raw response · {x}" for x in [*said, http]))
             else:
                 title = stream_title(resp.get("stream"), len(events))
-                self._pane("response", f"{title} · {status}")
+                self._pane("response", *(f"{title} · {x}" for x in said), title)
                 _load(
                     q("#response-events", TextArea),
                     "\n".join(r.line() for r in events) or "(no events)",
@@ -308,7 +321,10 @@ class ExchangeView(Widget):
             if view.transport_error
             else (view.judgement["verdict"] if view.judgement else "")
         )
-        self._pane("verdict", visible(f"verdict · {verdict} · {view.label}"))
+        # narrow: the verdict and the turn's label without the pane's name
+        self._pane(
+            "verdict", *(visible(f"{t}{verdict} · {view.label}") for t in ("verdict · ", ""))
+        )
         text = verdict_text(view)
         timing = timing_line(turn_ms(view.tries), self.total_ms, self.turns)
         if timing:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ from textual.widgets import Label, Select, Static, TextArea
 from toolstand.adapters.base import ToolResult
 from toolstand.attempt.executor import canned_results
 from toolstand.spec.contract import ToolSpec
+from toolstand.tui.widgets.titled import Titled
 from toolstand.util.printable import visible
 
 # orjson escapes C0 in strings but leaves DEL and C1 (U+009B is a one-byte CSI); they
@@ -28,10 +30,13 @@ def _pretty(value: Any) -> str:
     return _DEL_C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-class StepPanel(VerticalScroll):
+class StepPanel(VerticalScroll, Titled):
     """One row per call: a canned-result picker and the result as editable JSON."""
 
-    TITLE = "turn 2: tool results to send · ctrl+r edit · ctrl+l canned · ctrl+t sends"
+    TITLE = (  # the fullest first: the pane shows the first that fits
+        "turn 2: tool results to send · ctrl+r edit · ctrl+l canned · ctrl+t sends",
+        "turn 2: tool results · ctrl+r edit · ctrl+l canned · ctrl+t sends",
+    )
 
     def __init__(self, tools: list[ToolSpec], id: str | None = None) -> None:
         super().__init__(id=id, classes="pane")  # a pane: F11 fills the screen with it
@@ -39,13 +44,13 @@ class StepPanel(VerticalScroll):
         self._canned = canned_results(tools)
         self._choices: list[dict[str, dict[str, Any]]] = []
         self.picked: str | None = None  # the name of the last choice loaded into an editor
-        self.border_title = self.TITLE
+        self.titled(*self.TITLE)
 
     def open(
         self,
         results: list[ToolResult],
         choices: list[dict[str, dict[str, Any]]] | None = None,
-        title: str | None = None,
+        title: str | Sequence[str] | None = None,
         prompt: str = "canned result…",
         *,
         focus: bool = True,
@@ -57,7 +62,7 @@ class StepPanel(VerticalScroll):
         self.calls = list(results)
         self.picked = None
         self._choices = choices if choices is not None else [self._canned for _ in results]
-        self.border_title = title or self.TITLE
+        self.titled_by(title or self.TITLE)
         self.remove_children()
         rows = []
         areas = []
