@@ -107,3 +107,44 @@ def test_a_closed_client_refuses_as_httpx_does() -> None:
 
     with pytest.raises(RuntimeError, match="client has been closed"):
         asyncio.run(go())
+
+
+# a key or a config's header with a line break, a control character, a non-ASCII letter,
+# an empty or spaced name, padding, or a huge value: refused (or sent) as httpx refuses it
+HOSTILE_HEADERS = {
+    "a line break (header injection)": {"x-api-key": "sk-1\r\nInjected: 1"},
+    "a NUL": {"x-api-key": "\x00"},
+    "a non-ASCII letter": {"x-api-key": "clé"},
+    "an empty name": {"": "v"},
+    "a name with a space": {"x api": "v"},
+    "a padded value": {"x-api-key": " sk-1 "},
+    "a 200 KB value": {"x-api-key": "a" * 200_000},
+}
+
+
+async def _outcome(url: str, headers: Mapping[str, str], lean: bool) -> str:
+    client = make_client(loopback_only=True)
+    assert isinstance(client, RunClient) and client.plain is not None
+    if not lean:
+        client.plain = None  # the same client on httpx's own path
+    async with client:
+        try:
+            response = await send(client, "POST", httpx.URL(url), headers, None, b"{}")
+            return f"answered {response.status_code} {await response.aread()!r}"
+        except Exception as exc:
+            return f"raised {type(exc).__name__}: {exc}"
+
+
+@pytest.mark.parametrize("headers", HOSTILE_HEADERS.values(), ids=HOSTILE_HEADERS.keys())
+def test_hostile_request_headers_end_as_they_end_through_httpx_client(
+    headers: dict[str, str],
+) -> None:
+    async def go() -> tuple[str, str]:
+        url, _, server = await _capture(ANSWER + b'{"ok": true}')
+        try:
+            return await _outcome(url, headers, True), await _outcome(url, headers, False)
+        finally:
+            server.close()
+
+    lean, full = asyncio.run(go())
+    assert lean == full

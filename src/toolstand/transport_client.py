@@ -188,29 +188,19 @@ def make_client(
     if transport is None and lean(loopback_only=loopback_only, plain_http=plain_http, proxy=proxy):
         # no TLS and no proxy: toolstand's lean HTTP/1.1 (transport_plain)
         transport = PlainHttpTransport(max_connections)
+    options: dict[str, Any] = {
+        "timeout": timeout,
+        "limits": limits,
+        "mounts": {"https://": NoTls()} if no_tls else None,
+        "cookies": NoCookies(),
+        "trust_env": False,
+        "proxy": None if loopback_only else proxy,
+        "verify": False if no_tls else tls_context(),
+        "follow_redirects": False,
+    }
     if isinstance(transport, PlainHttpTransport):
-        return RunClient(
-            plain=transport,
-            timeout=timeout,
-            limits=limits,
-            mounts={"https://": NoTls()} if no_tls else None,
-            cookies=NoCookies(),
-            trust_env=False,
-            proxy=None if loopback_only else proxy,
-            verify=False if no_tls else tls_context(),
-            follow_redirects=False,
-        )
-    return httpx.AsyncClient(
-        timeout=timeout,
-        limits=limits,
-        transport=transport,
-        mounts={"https://": NoTls()} if no_tls else None,
-        cookies=NoCookies(),
-        trust_env=False,
-        proxy=None if loopback_only else proxy,
-        verify=False if no_tls else tls_context(),
-        follow_redirects=False,
-    )
+        return RunClient(plain=transport, **options)
+    return httpx.AsyncClient(transport=transport, **options)
 
 
 __all__ = [
