@@ -326,6 +326,43 @@ def parse_case_line(text: str, file: str, number: int, shared: SharedTools | Non
 _UNION_TAGS = {"bool", "list[str]", "str", "int", "float", "dict[str,any]"}
 
 
+def version_of(line: str) -> str | None:
+    """The version a case file's line states, when it holds only ``{"cases_version":
+    ...}`` (such a line is no case); else None."""
+    if not line.lstrip().startswith('{"cases_version"'):
+        return None
+    try:
+        meta = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(meta, dict) and set(meta) == {"cases_version"}:
+        return str(meta["cases_version"])
+    return None
+
+
+def count_rows(data: bytes) -> int:
+    """How many lines of a case file are cases or broken lines (parse_cases lists both;
+    blank and version lines are neither), by parse_cases's own rules but parsing no case:
+    a BOM before line 1 is not part of it, and a line that is no UTF-8 is a broken line
+    even when it reads as a version line with the bad bytes replaced."""
+    texts = data.decode("utf-8", errors="replace").split("\n")  # no line end replaced
+    count = 0
+    for number, (raw, text) in enumerate(zip(data.split(b"\n"), texts, strict=True), 1):
+        if number == 1:
+            text = text.removeprefix("\ufeff")
+        if not text.strip():
+            continue
+        if b'"cases_version"' in raw:
+            try:
+                strict = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError:
+                strict = None
+            if strict is not None and version_of(strict) is not None:
+                continue
+        count += 1
+    return count
+
+
 def parse_cases(
     data: bytes, file: str = "<cases>", *, strict: bool = True, shared: SharedTools | None = None
 ) -> CaseFile:
@@ -354,14 +391,10 @@ def parse_cases(
         lines.append(entry)
         if not line.strip():
             continue
-        if line.lstrip().startswith('{"cases_version"'):
-            try:
-                meta = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                meta = None
-            if isinstance(meta, dict) and set(meta) == {"cases_version"}:
-                version = str(meta["cases_version"])
-                continue
+        found = version_of(line)
+        if found is not None:
+            version = found
+            continue
         try:
             case = parse_case_line(line, file, number, shared)
         except LoadError as exc:

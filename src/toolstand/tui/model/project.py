@@ -12,7 +12,7 @@ from pathlib import Path
 
 import orjson
 
-from toolstand.spec.cases import CaseFile, case_paths, load_cases
+from toolstand.spec.cases import CaseFile, case_paths, count_rows, load_cases
 from toolstand.spec.config import Config, find_config, load_config
 from toolstand.spec.contract import Contract, load_contract
 from toolstand.util.canonical import sha256_hex
@@ -71,15 +71,12 @@ class Project:
 
 
 def count_cases(path: Path) -> int | None:
-    """How many rows the case list shows for ``path``: its lines but blank ones and the
-    version line (a broken line is listed too), counted without parsing; None when it
-    cannot be read."""
+    """How many rows the case list shows for ``path`` (spec.cases.count_rows: cases and
+    broken lines), no case parsed; None when it cannot be read."""
     try:
-        data = path.read_bytes()
+        return count_rows(path.read_bytes())
     except OSError:
         return None
-    lines = (raw.strip() for raw in data.splitlines())
-    return sum(1 for raw in lines if raw and not raw.startswith(b'{"cases_version"'))
 
 
 def find_line(path: Path, case_id: str) -> str | None:
