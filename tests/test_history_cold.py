@@ -181,6 +181,13 @@ def test_the_quick_path_over_small_chunks(tmp_path: Path, monkeypatch: pytest.Mo
     assert state(ix) == plain(path, monkeypatch)
 
 
+def built(path: Path) -> HistoryIndex:
+    """The index one process builds of ``path``, whole."""
+    ix = HistoryIndex(path)
+    ix.update()
+    return ix
+
+
 def line_starts(path: Path) -> list[int]:
     data = path.read_bytes()
     starts = [0]
@@ -193,8 +200,7 @@ def test_two_processes_give_the_index_of_one_wherever_the_cut(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = history(tmp_path / "h.jsonl")
-    one = HistoryIndex(path)
-    one.update()
+    one = built(path)
     want = state(one)
     assert want == plain(path, monkeypatch)
     starts = line_starts(path)
@@ -211,8 +217,7 @@ def test_a_failed_child_leaves_its_half_to_this_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = history(tmp_path / "h.jsonl")
-    one = HistoryIndex(path)
-    one.update()
+    one = built(path)
 
     def broken(ix: HistoryIndex) -> dict[str, Any]:
         raise OSError("the child cannot say")
@@ -228,8 +233,7 @@ def test_update_splits_only_a_large_file_from_its_start(
 ) -> None:
     path = history(tmp_path / "h.jsonl", torn=False)
     size = path.stat().st_size
-    one = HistoryIndex(path)
-    one.update()
+    one = built(path)
     calls: list[int] = []
     real = split.update_in_two
 
@@ -241,8 +245,7 @@ def test_update_splits_only_a_large_file_from_its_start(
     monkeypatch.setattr(split.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(split.threading, "active_count", lambda: 1)  # a test runner's threads
     monkeypatch.setattr(split, "MIN_BYTES", size + 1)
-    ix = HistoryIndex(path)
-    ix.update()
+    ix = built(path)
     assert calls == []
     monkeypatch.setattr(split, "MIN_BYTES", size)
     ix = HistoryIndex(path)
@@ -250,8 +253,7 @@ def test_update_splits_only_a_large_file_from_its_start(
     assert calls == []
     ix.update()  # the rest: not from the start
     assert calls == [] and state(ix) == state(one)
-    ix = HistoryIndex(path)
-    ix.update()
+    ix = built(path)
     assert len(calls) == 1 and state(ix) == state(one)
     assert path.read_bytes()[calls[0] - 1 : calls[0]] == b"\n"
 
@@ -272,3 +274,21 @@ def test_no_split_with_another_thread_alive(
         other.join()
     monkeypatch.setattr(split.os, "cpu_count", lambda: 1)
     assert not split.can_split(HistoryIndex(path), path.stat().st_size)
+
+
+def test_a_line_half_written_at_the_split_is_read_whole_once_its_writer_ends_it(
+    tmp_path: Path,
+) -> None:
+    # a second writer is appending while the file is indexed in two: its last line is
+    # torn when the child reads it, then finished; the index then equals one process's
+    path = history(tmp_path / "h.jsonl", torn=False)
+    data = path.read_bytes()
+    more = orjson.dumps(normal(500)) + b"\n"
+    path.write_bytes(data + more[:150])  # the writer's line, half written
+    ix = HistoryIndex(path)
+    split.update_in_two(ix, line_starts(path)[100])
+    assert ix.tail is not None  # the torn end is seen as the tail, not as a line
+    with path.open("ab") as fh:
+        fh.write(more[150:] + orjson.dumps(normal(501)) + b"\n")
+    ix.update()
+    assert state(ix) == state(built(path))
