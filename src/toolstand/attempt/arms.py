@@ -27,6 +27,7 @@ from toolstand.attempt.plan import (
 from toolstand.attempt.record import record
 from toolstand.attempt.repair_turns import repair_loop
 from toolstand.attempt.turns import default_results, first_turn, second_turn, wants_second_turn
+from toolstand.judge.verdict import followup_possible
 from toolstand.spec.cases import Case
 from toolstand.spec.config import Config
 from toolstand.spec.contract import Contract
@@ -48,17 +49,23 @@ async def play_arms(
     policy: RetryPolicy,
     arms: Sequence[FeedbackStyle | None] = (None,),
     stream: bool = False,
+    read_last_later: bool = False,
 ) -> list[AttemptState]:
     """Every turn of one repetition in every arm of ``arms``: each arm's finished state,
     in that order, for ``record`` (the runner records them after its next requests have
-    gone out); ``stream``: its stream arm (each stream arm has its own turn 1)."""
+    gone out); ``stream``: its stream arm (each stream arm has its own turn 1).
+    ``read_last_later``: the answer of a lone arm's last turn, after which nothing is
+    sent, is read and judged by ``record`` (the states are complete after ``settle``)."""
     plan = plan_attempt(target, case, mode, contract, config, arms[0], stream)
     # one wall-clock deadline for every turn of the repetition (issue 31, H2)
     policy = attempt_policy(policy, config.timeouts.attempt_s)
     state = AttemptState(plan, attempt, run_id)
-    await first_turn(state, system, client, policy)
-    if wants_second_turn(state):
-        await second_turn(state, default_results(state), client, policy)
+    # no repair turn can follow: turn 2 is last, and turn 1 when no followup can run
+    lone = read_last_later and len(arms) == 1 and plan.feedback is None
+    later = lone and not followup_possible(case, mode)
+    await first_turn(state, system, client, policy, read_later=later)
+    if not later and wants_second_turn(state):
+        await second_turn(state, default_results(state), client, policy, read_later=lone)
     states = []
     for i, arm in enumerate(arms):
         branch = state if i == 0 else _branch(state, plan.arm(arm, plan.max_repairs))

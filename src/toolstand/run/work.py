@@ -233,6 +233,7 @@ async def _repetition(work: Work, it: Repetition, slot: int) -> list[AttemptStat
             policy=work.policy,
             arms=it.arms,
             stream=it.stream,
+            read_last_later=True,  # judged by the recorder, after the next requests
         )
     except Exception as exc:  # a toolstand bug: say so, keep the run going
         _crashed(work, it, exc)
