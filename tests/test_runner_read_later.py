@@ -48,9 +48,9 @@ class Events:
             self.log.append(("read2" if kw.get("results") is not None else "read", *key(built)))
             return read_answer(plan, built, body, **kw)
 
-        def handing(rec: Any, item: Any, states: Any) -> None:
+        def handing(rec: Any, item: Any, states: Any, **kw: Any) -> None:
             self.log.append(("hand", item.case.id, item.attempt))
-            hand(rec, item, states)
+            hand(rec, item, states, **kw)
 
         monkeypatch.setattr(turns_mod, "exchange", sending)
         monkeypatch.setattr(turns_mod, "read_answer", reading)
@@ -149,8 +149,8 @@ def test_a_cancelled_run_writes_every_handed_repetition_judged(
     main: list[asyncio.Task[Any]] = []
     real = recorder_mod.Recorder.hand
 
-    def hand(rec: Any, item: Any, states: Any) -> None:
-        real(rec, item, states)
+    def hand(rec: Any, item: Any, states: Any, **kw: Any) -> None:
+        real(rec, item, states, **kw)
         if sum(e[0] == "hand" for e in events.log) == 6:
             main[0].cancel()
 

@@ -211,7 +211,7 @@ async def _worker(work: Work, slot: int) -> None:
         await work.limiters[it.run_index].wait()
         states = await _repetition(work, it, slot)
         if states:
-            work.recorder.hand(it, states)
+            work.recorder.hand(it, states, last=not work.queue)
 
 
 async def _repetition(work: Work, it: Repetition, slot: int) -> list[AttemptState]:
