@@ -117,6 +117,26 @@ def test_a_last_hand_off_records_the_waiting_ones_first_and_stops_at_a_failure()
     assert failing == [0]
 
 
+def test_a_last_hand_off_that_records_what_woke_the_task_leaves_it_nothing_to_do() -> None:
+    """The task woken by a first hand-off finds the queue emptied by a last one."""
+    written: list[Any] = []
+
+    async def go() -> Recorder:
+        rec = _queue(written)
+        task = asyncio.create_task(rec.run(most=100, quiet_s=0.0))
+        await asyncio.sleep(0)  # the task waits for a hand-off
+        rec.hand(0, [])  # type: ignore[arg-type]
+        rec.hand(1, [], last=True)  # type: ignore[arg-type]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert not task.done()
+        task.cancel()
+        return rec
+
+    assert asyncio.run(go()).failed is None
+    assert written == [0, 1]
+
+
 def _inputs(**extra: Any) -> Any:
     return make_inputs(
         [sim("sim-sloppy", "openai-chat")],

@@ -71,6 +71,7 @@ class Recorder:
             if not self._queue:
                 self._wake.clear()
                 await self._wake.wait()
+                continue  # a last hand-off may have recorded it meanwhile
             wait = self._last + quiet_s - loop.time()
             if wait > 0 and len(self._queue) < most:  # workers are busy: after them
                 self._wake.clear()
