@@ -8,6 +8,8 @@ second turn and the feedback before a repair turn). Every answer is read by
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx
 
 from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, ToolResult
@@ -99,6 +101,15 @@ def continued(turn: Turn, adapter: Adapter, results: list[ToolResult]) -> BuiltR
     )
 
 
+def first_template(plan: AttemptPlan, system: str | None) -> BuiltRequest:
+    """Turn 1's request as every repetition of ``plan`` sends it, in its streaming
+    form for a stream arm; ``first_turn`` adds what differs per repetition."""
+    target = plan.target
+    assert target is not None
+    built = first_request(plan, system, target.base_url, target.spec.model)
+    return streamed(plan.adapter.api, built) if plan.stream else built
+
+
 async def first_turn(
     state: AttemptState,
     system: str | None,
@@ -106,14 +117,22 @@ async def first_turn(
     policy: RetryPolicy,
     *,
     read_later: bool = False,
+    template: BuiltRequest | None = None,
 ) -> Turn:
     """Send turn 1 and judge it (and note whether its call needs a repair turn).
     ``read_later``: nothing is sent after it, so its answer is read and judged when
-    the attempt is recorded (``AttemptState.settle``), not before the caller goes on."""
+    the attempt is recorded (``AttemptState.settle``), not before the caller goes on.
+    ``template``: ``first_template`` of the state's plan, made once for its repetitions
+    (its headers are copied here, its body is sent and recorded as it is)."""
     target = state.target
-    built = first_request(state.plan, system, target.base_url, target.spec.model)
-    if state.plan.stream:
-        built = streamed(state.plan.adapter.api, built)
+    if template is None:
+        built = first_template(state.plan, system)
+    else:
+        http = template.http
+        headers = dict(http.headers)
+        built = replace(
+            template, http=HttpRequest(http.method, http.url, headers, http.body, dict(http.params))
+        )
     if target.spec.simulated:
         built.http.headers[REPETITION_HEADER] = str(state.attempt)
         if state.case.id.isascii():
