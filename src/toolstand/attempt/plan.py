@@ -250,12 +250,16 @@ class AttemptState:
     repairs: list[RepairTurn] = field(default_factory=list)
     # turn 1 (and turn 2) copied from the attempt's first arm (design.md, Repair turn)
     first_turn_shared: bool = False
-    # the reading of a last turn put off until the record is made (``later``)
+    # the reading of a last turn put off until the record is made (``reading``)
     unread: Callable[[], None] | None = None
 
-    def later(self, read: Callable[[], None]) -> None:
-        """Read the last turn's answer when the attempt is recorded (``settle``): nothing
-        is sent after it, so its judgement waits behind the requests ready to go out."""
+    def reading(self, read: Callable[[], None], *, later: bool) -> None:
+        """Read a turn's answer now, or with ``later`` when the attempt is recorded
+        (``settle``): nothing is sent after the last turn, so its judgement can wait
+        behind the requests ready to go out."""
+        if not later:
+            read()
+            return
         assert self.unread is None, "one turn is read later: the last"
         self.unread = read
 

@@ -146,10 +146,7 @@ async def first_turn(
         state.judgement = reading.judgement
         state.repair_needed = reading.needs_repair
 
-    if read_later:
-        state.later(read)
-    else:
-        read()
+    state.reading(read, later=read_later)
     return turn
 
 
@@ -208,8 +205,5 @@ async def second_turn(
         turn.decision = reading.decision
         state.second_judgement = reading.followup
 
-    if read_later:
-        state.later(read)
-    else:
-        read()
+    state.reading(read, later=read_later)
     return turn
