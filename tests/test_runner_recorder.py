@@ -87,6 +87,56 @@ def test_what_recording_raised_is_handed_back_to_the_workers_and_to_drain() -> N
     assert written == [0]
 
 
+def test_a_last_hand_off_records_the_waiting_ones_first_and_stops_at_a_failure() -> None:
+    written: list[Any] = []
+
+    async def go() -> None:
+        rec = _queue(written)
+        task = asyncio.create_task(rec.run(most=100, quiet_s=3600.0))
+        rec.hand(0, [])  # type: ignore[arg-type]
+        rec.hand(1, [])  # type: ignore[arg-type]
+        assert written == []
+        rec.hand(2, [], last=True)  # type: ignore[arg-type]
+        assert written == [0, 1, 2]
+        task.cancel()
+
+    asyncio.run(go())
+    failing: list[Any] = []
+
+    async def fails() -> None:
+        rec = _queue(failing, fail_on=1)
+        rec.hand(0, [])  # type: ignore[arg-type]
+        rec.hand(1, [])  # type: ignore[arg-type]
+        with pytest.raises(RuntimeError, match="planted: 1"):
+            rec.hand(2, [], last=True)  # type: ignore[arg-type]
+        for again in (lambda: rec.hand(3, [], last=True), rec.drain):  # type: ignore[arg-type]
+            with pytest.raises(RuntimeError, match="planted: 1"):
+                again()
+
+    asyncio.run(fails())
+    assert failing == [0]
+
+
+def test_a_last_hand_off_that_records_what_woke_the_task_leaves_it_nothing_to_do() -> None:
+    """The task woken by a first hand-off finds the queue emptied by a last one."""
+    written: list[Any] = []
+
+    async def go() -> Recorder:
+        rec = _queue(written)
+        task = asyncio.create_task(rec.run(most=100, quiet_s=0.0))
+        await asyncio.sleep(0)  # the task waits for a hand-off
+        rec.hand(0, [])  # type: ignore[arg-type]
+        rec.hand(1, [], last=True)  # type: ignore[arg-type]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert not task.done()
+        task.cancel()
+        return rec
+
+    assert asyncio.run(go()).failed is None
+    assert written == [0, 1]
+
+
 def _inputs(**extra: Any) -> Any:
     return make_inputs(
         [sim("sim-sloppy", "openai-chat")],
@@ -105,9 +155,9 @@ def test_the_lines_are_the_header_then_repetitions_as_they_ended_arms_side_by_si
     ended: list[tuple[str, str, int]] = []
     real = Recorder.hand
 
-    def hand(self: Recorder, item: Repetition, states: list[AttemptState]) -> None:
+    def hand(self: Recorder, item: Repetition, states: list[AttemptState], **kw: Any) -> None:
         ended.append((item.case.id, item.mode, item.attempt))
-        real(self, item, states)
+        real(self, item, states, **kw)
 
     monkeypatch.setattr(recorder_mod.Recorder, "hand", hand)
     out = tmp_path / "run.jsonl"
@@ -130,9 +180,9 @@ def test_a_cancelled_run_loses_no_finished_attempt(
     real = Recorder.hand
     main: list[asyncio.Task[Any]] = []
 
-    def hand(self: Recorder, item: Repetition, states: list[AttemptState]) -> None:
+    def hand(self: Recorder, item: Repetition, states: list[AttemptState], **kw: Any) -> None:
         ended.append((item.case.id, item.mode, item.attempt))
-        real(self, item, states)
+        real(self, item, states, **kw)
         if len(ended) == 12:
             main[0].cancel()
 
@@ -157,9 +207,9 @@ def test_records_are_written_while_the_run_goes_on(tmp_path: Path) -> None:
     on_disk_at_hand: list[int] = []
     real = Recorder.hand
 
-    def hand(self: Recorder, item: Repetition, states: list[AttemptState]) -> None:
+    def hand(self: Recorder, item: Repetition, states: list[AttemptState], **kw: Any) -> None:
         on_disk_at_hand.append(out.read_bytes().count(b"\n") - 1)  # minus the header
-        real(self, item, states)
+        real(self, item, states, **kw)
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(recorder_mod.Recorder, "hand", hand)
@@ -181,3 +231,28 @@ def test_a_failing_on_record_still_fails_the_run(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="planted in on_record"):
         asyncio.run(run(_inputs(), tmp_path / "run.jsonl", progress_out=None, on_record=on_record))
     assert len(calls) == 3
+
+
+def test_once_no_repetition_is_left_to_start_each_record_is_made_at_its_hand_off(
+    tmp_path: Path,
+) -> None:
+    """The last wave's records are not all made after its last answer: from the
+    hand-off after which no repetition is left in the queue, each hand-off finds its
+    record (and every one before it) on disk."""
+    out = tmp_path / "run.jsonl"
+    after_hand: list[int] = []
+    real = Recorder.hand
+
+    def hand(self: Recorder, item: Repetition, states: list[AttemptState], **kw: Any) -> None:
+        real(self, item, states, **kw)
+        after_hand.append(out.read_bytes().count(b"\n") - 1)  # minus the header
+
+    inputs = _inputs()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(recorder_mod.Recorder, "hand", hand)
+        asyncio.run(run(inputs, out, progress_out=None))
+    n, workers = len(after_hand), inputs.config.parallelism
+    assert n > workers
+    # hand-off k (from 1) took the queue's last repetition when parallelism + k - 1 >= n
+    for k in range(n - workers + 1, n + 1):
+        assert after_hand[k - 1] == len(ARMS) * k, (k, after_hand)

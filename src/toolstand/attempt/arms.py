@@ -13,10 +13,11 @@ it out, as they would without the sharing).
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 import httpx
 
+from toolstand.adapters.base import BuiltRequest
 from toolstand.attempt.plan import (
     AttemptPlan,
     AttemptState,
@@ -26,7 +27,14 @@ from toolstand.attempt.plan import (
 )
 from toolstand.attempt.record import record
 from toolstand.attempt.repair_turns import repair_loop
-from toolstand.attempt.turns import default_results, first_turn, second_turn, wants_second_turn
+from toolstand.attempt.turns import (
+    default_results,
+    first_template,
+    first_turn,
+    second_turn,
+    wants_second_turn,
+)
+from toolstand.judge.verdict import followup_possible
 from toolstand.spec.cases import Case
 from toolstand.spec.config import Config
 from toolstand.spec.contract import Contract
@@ -48,17 +56,33 @@ async def play_arms(
     policy: RetryPolicy,
     arms: Sequence[FeedbackStyle | None] = (None,),
     stream: bool = False,
+    read_last_later: bool = False,
+    prepared: dict[Hashable, tuple[AttemptPlan, BuiltRequest]] | None = None,
 ) -> list[AttemptState]:
     """Every turn of one repetition in every arm of ``arms``: each arm's finished state,
     in that order, for ``record`` (the runner records them after its next requests have
-    gone out); ``stream``: its stream arm (each stream arm has its own turn 1)."""
-    plan = plan_attempt(target, case, mode, contract, config, arms[0], stream)
+    gone out); ``stream``: its stream arm (each stream arm has its own turn 1).
+    ``read_last_later``: the answer of a lone arm's last turn, after which nothing is
+    sent, is read and judged by ``record`` (the states are complete after ``settle``).
+    ``prepared``: the plans and turn 1 requests made so far in this run, kept by the
+    caller (the same for every repetition of a case, mode, arm and stream arm)."""
+    key = (id(target), id(case), mode, arms[0], stream)
+    made = prepared.get(key) if prepared is not None else None
+    if made is None:
+        plan = plan_attempt(target, case, mode, contract, config, arms[0], stream)
+        made = plan, first_template(plan, system)
+        if prepared is not None:
+            prepared[key] = made
+    plan, template = made
     # one wall-clock deadline for every turn of the repetition (issue 31, H2)
     policy = attempt_policy(policy, config.timeouts.attempt_s)
     state = AttemptState(plan, attempt, run_id)
-    await first_turn(state, system, client, policy)
-    if wants_second_turn(state):
-        await second_turn(state, default_results(state), client, policy)
+    # no repair turn can follow: turn 2 is last, and turn 1 when no followup can run
+    lone = read_last_later and len(arms) == 1 and plan.feedback is None
+    later = lone and not followup_possible(case, mode)
+    await first_turn(state, system, client, policy, read_later=later, template=template)
+    if not later and wants_second_turn(state):
+        await second_turn(state, default_results(state), client, policy, read_later=lone)
     states = []
     for i, arm in enumerate(arms):
         branch = state if i == 0 else _branch(state, plan.arm(arm, plan.max_repairs))

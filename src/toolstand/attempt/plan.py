@@ -10,7 +10,7 @@ plan decides any of these again, so the three callers cannot drift apart.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -250,6 +250,25 @@ class AttemptState:
     repairs: list[RepairTurn] = field(default_factory=list)
     # turn 1 (and turn 2) copied from the attempt's first arm (design.md, Repair turn)
     first_turn_shared: bool = False
+    # the reading of a last turn put off until the record is made (``reading``)
+    unread: Callable[[], None] | None = None
+
+    def reading(self, read: Callable[[], None], *, later: bool) -> None:
+        """Read a turn's answer now, or with ``later`` when the attempt is recorded
+        (``settle``): nothing is sent after the last turn, so its judgement can wait
+        behind the requests ready to go out."""
+        if not later:
+            read()
+            return
+        assert self.unread is None, "one turn is read later: the last"
+        self.unread = read
+
+    def settle(self) -> None:
+        """Read what ``later`` put off; what the reading raises is raised here (and
+        again at the next call: the state is not complete)."""
+        if self.unread is not None:
+            self.unread()
+            self.unread = None
 
     # what the plan decided, read where the state is at hand
     @property

@@ -50,7 +50,9 @@ def _cost(spec: RunSpec, usage: Usage) -> float | None:
 
 
 def record(state: AttemptState) -> AttemptRecord:
-    """The attempt's JSONL record (docs/records.md)."""
+    """The attempt's JSONL record (docs/records.md); reads first the answer whose
+    reading was put off (``AttemptState.settle``)."""
+    state.settle()
     assert state.first is not None
     first = state.first
     trace = first.exchange.stream

@@ -8,6 +8,8 @@ second turn and the feedback before a repair turn). Every answer is read by
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx
 
 from toolstand.adapters.base import Adapter, BuiltRequest, HttpRequest, ToolResult
@@ -17,7 +19,7 @@ from toolstand.attempt.plan import AttemptPlan, AttemptState, RepairTurn, Turn
 from toolstand.attempt.reading import Reading, read_answer
 from toolstand.judge.verdict import followup_applies
 from toolstand.spec.config import Config
-from toolstand.transport import RetryPolicy, exchange, make_client
+from toolstand.transport import Exchange, RetryPolicy, exchange, make_client
 from toolstand.types import REPETITION_HEADER, SIM_CASE_HEADER
 
 
@@ -44,10 +46,17 @@ async def send(
     built: BuiltRequest,
     client: httpx.AsyncClient,
     policy: RetryPolicy,
-    results: list[ToolResult] | None = None,
 ) -> tuple[Turn, Reading]:
-    """One exchange, and its answer read (``results``: the tool results of turn 2)."""
-    ex = await exchange(
+    """One exchange, and its answer read (a repair turn's: judged like turn 1)."""
+    ex = await _exchange(state, built, client, policy)
+    reading = _read(state, built, ex)
+    return Turn(built, ex, reading.decision), reading
+
+
+async def _exchange(
+    state: AttemptState, built: BuiltRequest, client: httpx.AsyncClient, policy: RetryPolicy
+) -> Exchange:
+    return await exchange(
         client,
         state.plan.adapter,
         built,
@@ -56,12 +65,19 @@ async def send(
         policy,
         secrets=state.secrets,
     )
+
+
+def _read(
+    state: AttemptState,
+    built: BuiltRequest,
+    ex: Exchange,
+    results: list[ToolResult] | None = None,
+) -> Reading:
     if ex.error is not None or ex.status is None:
-        return Turn(built, ex, None), Reading(error=ex.transport_error_record())
+        return Reading(error=ex.transport_error_record())
     sent = [r.result for r in results] if results is not None else None
     # the exchange classified the status and body already: an answer is read from here
-    reading = read_answer(state.plan, built, ex.body, results=sent, trace=ex.stream)
-    return Turn(built, ex, reading.decision), reading
+    return read_answer(state.plan, built, ex.body, results=sent, trace=ex.stream)
 
 
 def continued(turn: Turn, adapter: Adapter, results: list[ToolResult]) -> BuiltRequest:
@@ -85,22 +101,52 @@ def continued(turn: Turn, adapter: Adapter, results: list[ToolResult]) -> BuiltR
     )
 
 
+def first_template(plan: AttemptPlan, system: str | None) -> BuiltRequest:
+    """Turn 1's request as every repetition of ``plan`` sends it, in its streaming
+    form for a stream arm; ``first_turn`` adds what differs per repetition."""
+    target = plan.target
+    assert target is not None
+    built = first_request(plan, system, target.base_url, target.spec.model)
+    return streamed(plan.adapter.api, built) if plan.stream else built
+
+
 async def first_turn(
-    state: AttemptState, system: str | None, client: httpx.AsyncClient, policy: RetryPolicy
+    state: AttemptState,
+    system: str | None,
+    client: httpx.AsyncClient,
+    policy: RetryPolicy,
+    *,
+    read_later: bool = False,
+    template: BuiltRequest | None = None,
 ) -> Turn:
-    """Send turn 1 and judge it (and note whether its call needs a repair turn)."""
+    """Send turn 1 and judge it (and note whether its call needs a repair turn).
+    ``read_later``: nothing is sent after it, so its answer is read and judged when
+    the attempt is recorded (``AttemptState.settle``), not before the caller goes on.
+    ``template``: ``first_template`` of the state's plan, made once for its repetitions
+    (its headers are copied here, its body is sent and recorded as it is)."""
     target = state.target
-    built = first_request(state.plan, system, target.base_url, target.spec.model)
-    if state.plan.stream:
-        built = streamed(state.plan.adapter.api, built)
+    if template is None:
+        built = first_template(state.plan, system)
+    else:
+        http = template.http
+        headers = dict(http.headers)
+        built = replace(
+            template, http=HttpRequest(http.method, http.url, headers, http.body, dict(http.params))
+        )
     if target.spec.simulated:
         built.http.headers[REPETITION_HEADER] = str(state.attempt)
         if state.case.id.isascii():
             built.http.headers[SIM_CASE_HEADER] = state.case.id  # kept by every later turn
-    turn, reading = await send(state, built, client, policy)
+    turn = Turn(built, await _exchange(state, built, client, policy), None)
     state.first = turn
-    state.judgement = reading.judgement
-    state.repair_needed = reading.needs_repair
+
+    def read() -> None:
+        reading = _read(state, built, turn.exchange)
+        turn.decision = reading.decision
+        state.judgement = reading.judgement
+        state.repair_needed = reading.needs_repair
+
+    state.reading(read, later=read_later)
     return turn
 
 
@@ -137,16 +183,27 @@ def default_results(state: AttemptState) -> list[ToolResult]:
 
 
 async def second_turn(
-    state: AttemptState, results: list[ToolResult], client: httpx.AsyncClient, policy: RetryPolicy
+    state: AttemptState,
+    results: list[ToolResult],
+    client: httpx.AsyncClient,
+    policy: RetryPolicy,
+    *,
+    read_later: bool = False,
 ) -> Turn:
-    """Send the tool results back with the assistant's own message; judge the followup."""
+    """Send the tool results back with the assistant's own message; judge the followup.
+    ``read_later``: as for ``first_turn``, when nothing is sent after it."""
     assert state.first is not None
     # append_tool_result already set tool_choice back to auto in the body; the
     # settings only carry the auth style from here on
-    turn, reading = await send(
-        state, continued(state.first, state.plan.adapter, results), client, policy, results
-    )
+    built = continued(state.first, state.plan.adapter, results)
+    turn = Turn(built, await _exchange(state, built, client, policy), None)
     state.second = turn
     state.second_results = results
-    state.second_judgement = reading.followup
+
+    def read() -> None:
+        reading = _read(state, built, turn.exchange, results)
+        turn.decision = reading.decision
+        state.second_judgement = reading.followup
+
+    state.reading(read, later=read_later)
     return turn

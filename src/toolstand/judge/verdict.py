@@ -32,6 +32,7 @@ __all__ = [
     "SCHEMA_SUBCODES",
     "VERDICT_CODES",
     "followup_applies",
+    "followup_possible",
     "judge",
     "judge_followup",
     "match_calls",
@@ -476,8 +477,9 @@ def judge_followup(
 def followup_applies(case: Case, judgement: Judgement, mode: Mode) -> bool:
     """The second turn runs for cases with followup, when the first turn called the
     expected tool(s), in auto, forced and reversed."""
-    return (
-        case.followup is not None
-        and mode in ("auto", "forced", "reversed")
-        and bool(judgement["metrics"]["tool_selection_correct"])
-    )
+    return followup_possible(case, mode) and bool(judgement["metrics"]["tool_selection_correct"])
+
+
+def followup_possible(case: Case, mode: Mode) -> bool:
+    """Whether a second turn can follow turn 1 at all, whatever turn 1 answers."""
+    return case.followup is not None and mode in ("auto", "forced", "reversed")

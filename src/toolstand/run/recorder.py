@@ -10,7 +10,8 @@ once; the record (built and scrubbed, appended with its index row, the progress 
 once the wave's answers are in and its requests have gone out, or when a wave's worth
 is waiting. Records keep the order in which their repetitions ended, the arms of one
 side by side (design.md, History). With one request in flight there is nothing to let
-through first: the record is made at once.
+through first: the record is made at once; so it is once no repetition is left to start
+(the last wave's records are made as its answers come in, not all after the last).
 """
 
 from __future__ import annotations
@@ -38,15 +39,20 @@ class Recorder:
         self._wake = asyncio.Event()
         self.failed: BaseException | None = None  # what a record raised (a bug)
 
-    def hand(self, item: Repetition, states: list[AttemptState]) -> None:
-        """A repetition whose last turn is done; recorded at once with ``at_once``.
-        Raises what recording raised before, so the worker stops as it would have."""
+    def hand(self, item: Repetition, states: list[AttemptState], *, last: bool = False) -> None:
+        """A repetition whose last turn is done; recorded at once with ``at_once``, and
+        with ``last`` (no repetition is left to start: no request of a next one waits
+        behind the record), after those waiting before it. Raises what recording raised
+        before, so the worker stops as it would have."""
         if self.failed is not None:
             raise self.failed
         if self._at_once:
             self._write(item, states)
             return
         self._queue.append((item, states))
+        if last:
+            self._flush()
+            return
         self._last = asyncio.get_running_loop().time()
         if len(self._queue) in (1, self._most):  # something to record, or too much
             self._wake.set()
@@ -65,6 +71,7 @@ class Recorder:
             if not self._queue:
                 self._wake.clear()
                 await self._wake.wait()
+                continue  # a last hand-off may have recorded it meanwhile
             wait = self._last + quiet_s - loop.time()
             if wait > 0 and len(self._queue) < most:  # workers are busy: after them
                 self._wake.clear()
@@ -84,5 +91,12 @@ class Recorder:
         raises what recording raised, if it did."""
         if self.failed is not None:
             raise self.failed
+        self._flush()
+
+    def _flush(self) -> None:
         while self._queue:
-            self._write(*self._queue.popleft())
+            try:
+                self._write(*self._queue.popleft())
+            except BaseException as exc:  # what was handed after it stays unrecorded
+                self.failed = exc
+                raise

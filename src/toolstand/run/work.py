@@ -13,14 +13,15 @@ import contextlib
 import sys
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 import httpx
 
+from toolstand.adapters.base import BuiltRequest
 from toolstand.attempt.arms import play_arms
-from toolstand.attempt.plan import AttemptState, Target, policy_for
+from toolstand.attempt.plan import AttemptPlan, AttemptState, Target, policy_for
 from toolstand.attempt.record import record
 from toolstand.history import HistoryWriteError, IndexedWriter
 from toolstand.run.inputs import Inputs
@@ -150,6 +151,8 @@ class Work:
         self.clients: list[list[httpx.AsyncClient]] = []
         self.targets: list[Target] = []
         self.recorder = Recorder(self.record, at_once=config.parallelism == 1)
+        # each (run, case, mode, arm, stream arm)'s plan and turn 1 request, made once
+        self.prepared: dict[Hashable, tuple[AttemptPlan, BuiltRequest]] = {}
 
     def next_item(self) -> Repetition | None:
         if self.stopped:
@@ -211,7 +214,7 @@ async def _worker(work: Work, slot: int) -> None:
         await work.limiters[it.run_index].wait()
         states = await _repetition(work, it, slot)
         if states:
-            work.recorder.hand(it, states)
+            work.recorder.hand(it, states, last=not work.queue)
 
 
 async def _repetition(work: Work, it: Repetition, slot: int) -> list[AttemptState]:
@@ -233,6 +236,8 @@ async def _repetition(work: Work, it: Repetition, slot: int) -> list[AttemptStat
             policy=work.policy,
             arms=it.arms,
             stream=it.stream,
+            read_last_later=True,  # judged by the recorder, after the next requests
+            prepared=work.prepared,
         )
     except Exception as exc:  # a toolstand bug: say so, keep the run going
         _crashed(work, it, exc)
