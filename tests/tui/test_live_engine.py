@@ -176,4 +176,5 @@ async def test_a_live_run_on_the_simulator_loads_no_ca_bundle(
     finally:
         await session.close()
     assert [r["model"] for r in records] == ["sim-careful", "sim-eager"]
-    assert [(r["judgement"] or {}).get("verdict") for r in records] == ["pass", "pass"]
+    verdicts = [r["judgement"]["verdict"] if r["judgement"] else None for r in records]
+    assert verdicts == ["pass", "pass"]
