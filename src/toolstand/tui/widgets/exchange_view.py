@@ -283,7 +283,10 @@ class ExchangeView(Widget):
         _load(q("#request-head", TextArea), request_head(req) if req else "")
         _load(q("#response-head", TextArea), response_head(view))
         line = anchor_line(req.get("body"), view.anchor)
-        self.call_after_refresh(self._open_at, request, line)
+        if request.size.width:  # laid out: wrapped to its width, scrolled in this frame
+            self._open_at(request, line)
+        else:  # the first show: scrolled once it is laid out, in one more frame
+            self.call_after_refresh(self._open_at, request, line)
         resp = view.response
         raw = q("#response-body", TextArea)
         if resp is None:
