@@ -210,3 +210,8 @@ async def turn_one(pilot: Pilot[Any], app: ToolstandApp, case_id: str) -> None:
     await open_run(pilot, app, case_id)
     await pilot.press("ctrl+g")
     await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+
+
+def screen_rows(app: ToolstandApp) -> list[str]:
+    """The screen as drawn, one string a row (what a terminal of that size shows)."""
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]

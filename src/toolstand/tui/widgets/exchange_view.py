@@ -32,11 +32,19 @@ def pretty(value: Any) -> str:
 
 def request_titles(req: Mapping[str, Any]) -> tuple[str, ...]:
     """The request pane's titles, the fullest first: the method and URL; the path
-    without the host (the run chosen above says it, F6 shows the whole URL); the path."""
+    without the host (the run chosen above says it, F6 shows the whole URL); the path;
+    then its end, whole, after "…": its last segments, then a Google-style verb
+    (``…:generateContent``), rather than a path cut in its middle."""
     method, url = str(req.get("method", "")), str(req.get("url", ""))
     path = urlsplit(url).path or url
+    segments = path.split("/")
+    tails = [f"…/{'/'.join(segments[i:])}" for i in range(2, len(segments))]
+    head, colon, verb = segments[-1].rpartition(":")
+    if colon and head:
+        tails.append(f"…:{verb}")
     return tuple(
-        visible(f"request · {x}".strip()) for x in (f"{method} {url}", f"{method} {path}", path)
+        visible(f"request · {x}".strip())
+        for x in (f"{method} {url}", f"{method} {path}", path, *tails)
     )
 
 
