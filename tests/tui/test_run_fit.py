@@ -7,9 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tests.support.tui import open_run, screen_rows, status, wait_for
+from textual.widgets import Select
+
+from tests.support.tui import open_run, screen_rows, status, until_repair, wait_for
 from toolstand.tui.app import ToolstandApp
-from toolstand.tui.widgets.titled import Pane
+from toolstand.tui.widgets.titled import Pane, ScrollPane
 
 AppFor = Callable[..., ToolstandApp]
 GEMINI = 2  # sim/sim-sloppy · gemini in config.example.json
@@ -34,3 +36,19 @@ async def test_gemini_s_request_title_ends_its_path_whole_and_results_name_their
         rows = screen_rows(app)
         at = next(i for i, row in enumerate(rows) if "│get_order " in row)
         assert "gemini-call-0 " in rows[at + 1], "\n".join(rows)
+
+
+async def test_a_repair_turn_s_verdict_title_is_cut_in_no_word(
+    app_for: AppFor, project: Path
+) -> None:
+    # the pane read "pass · turn 2 · r…r 1 · path_value": its label cut in the middle
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until_repair(pilot, app, run=GEMINI)
+        app.screen.query_one("#canned-0", Select).value = "feedback: path_value"
+        await pilot.pause()
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: "repair 1 · path_value of" in status(app))
+        await pilot.pause()
+        title = str(app.screen.query_one("#pane-verdict", ScrollPane).border_title)
+        assert "…" not in title and " · repair 1" in title, title

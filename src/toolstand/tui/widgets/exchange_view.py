@@ -48,6 +48,18 @@ def request_titles(req: Mapping[str, Any]) -> tuple[str, ...]:
     )
 
 
+def verdict_titles(verdict: str, label: str) -> tuple[str, ...]:
+    """The verdict pane's titles, the fullest first: the pane's name, the verdict and the
+    turn's label; without the name; narrow, without the label's "turn N" (the turn tabs
+    above say it), then with its second part alone ("repair 1"), never cut in a word."""
+    parts = label.split(" · ")
+    labels = [label, *([" · ".join(parts[1:]), parts[1]] if len(parts) > 1 else [])]
+    return tuple(
+        visible(f"{name}{verdict} · {shown}")
+        for name, shown in [("verdict · ", label), *(("", x) for x in labels)]
+    )
+
+
 def _body_area(id: str) -> TextArea:
     return TextArea(
         id=id,
@@ -332,10 +344,7 @@ class ExchangeView(Widget):
             if view.transport_error
             else (view.judgement["verdict"] if view.judgement else "")
         )
-        # narrow: the verdict and the turn's label without the pane's name
-        self._pane(
-            "verdict", *(visible(f"{t}{verdict} · {view.label}") for t in ("verdict · ", ""))
-        )
+        self._pane("verdict", *verdict_titles(verdict, view.label))
         text = verdict_text(view)
         timing = timing_line(turn_ms(view.tries), self.total_ms, self.turns)
         if timing:
