@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from textual.widgets import Select
+from textual.widgets._select import SelectOverlay
 
 from tests.support.tui import open_run, screen_rows, status, until_repair, wait_for
 from toolstand.tui.app import ToolstandApp
@@ -52,3 +53,18 @@ async def test_a_repair_turn_s_verdict_title_is_cut_in_no_word(
         await pilot.pause()
         title = str(app.screen.query_one("#pane-verdict", ScrollPane).border_title)
         assert "…" not in title and " · repair 1" in title, title
+
+
+async def test_the_case_list_holds_each_id_on_one_line_at_80x24(
+    app_for: AppFor, project: Path
+) -> None:
+    # the open list was the bar's field wide (20 cells): "boundary_decimal_comm" / "a"
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_run(pilot, app, "boundary_decimal_comma")
+        await pilot.press("c")  # the case list, open
+        overlay = app.screen.query_one("#run-case").query_one(SelectOverlay)
+        await wait_for(pilot, lambda: overlay.display and overlay.size.width > 0)
+        await pilot.pause()
+        rows = screen_rows(app)
+        assert any("boundary_decimal_comma" in row for row in rows), "\n".join(rows)
