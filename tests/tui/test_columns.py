@@ -89,6 +89,13 @@ async def test_the_case_list_shows_the_ids_whole_at_80x24(app_for: AppFor) -> No
         assert sum(w + 2 for w in table.widths.values()) <= table.size.width - 2
 
 
+async def header_and_first_row(app: ToolstandApp, rows: int) -> tuple[str, str]:
+    """History at 80x24 on the project's fixture: the list's header and first row."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        lst = (await open_history(pilot, app, rows)).query_one(AttemptList)
+        return tuple("".join(s.text for s in lst.render_line(y)) for y in (0, 1))  # type: ignore[return-value]
+
+
 async def test_history_at_80x24_names_the_provider_and_cuts_no_title(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
@@ -98,26 +105,16 @@ async def test_history_at_80x24_names_the_provider_and_cuts_no_title(
     for rec in recs[1::2]:
         rec["provider"] = "acme"
     write_records(project, recs)
-    app = app_for()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_history(pilot, app, len(recs))
-        lst = screen.query_one(AttemptList)
-        header = "".join(s.text for s in lst.render_line(0)).split()
-        assert "provider/model" in header and "verdict" in header, header
-        assert "…" not in " ".join(header)
-        first = "".join(s.text for s in lst.render_line(1)).split()
-        assert f"{recs[0]['provider']}/{recs[0]['model']}" in first, first
+    header, first = await header_and_first_row(app_for(), len(recs))
+    assert "provider/model" in header.split() and "verdict" in header.split(), header
+    assert "…" not in header
+    assert f"{recs[0]['provider']}/{recs[0]['model']}" in first.split(), first
 
 
 async def test_one_provider_is_named_in_the_title_and_its_models_are_whole(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     recs = write_history(project)
-    app = app_for()
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = await open_history(pilot, app, len(recs))
-        lst = screen.query_one(AttemptList)
-        header = "".join(s.text for s in lst.render_line(0))
-        assert "model (sim)" in header and "provider" not in header, header
-        first = "".join(s.text for s in lst.render_line(1)).split()
-        assert recs[0]["model"] in first, first
+    header, first = await header_and_first_row(app_for(), len(recs))
+    assert "model (sim)" in header and "provider" not in header, header
+    assert recs[0]["model"] in first.split(), first
