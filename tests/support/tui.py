@@ -210,3 +210,23 @@ async def turn_one(pilot: Pilot[Any], app: ToolstandApp, case_id: str) -> None:
     await open_run(pilot, app, case_id)
     await pilot.press("ctrl+g")
     await wait_for(pilot, lambda: "ctrl+t sends turn 2" in status(app))
+
+
+def screen_rows(app: ToolstandApp) -> list[str]:
+    """The screen as drawn, one string a row (what a terminal of that size shows)."""
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+async def until_repair(
+    pilot: Pilot[Any], app: ToolstandApp, case_id: str = "quote_complete", run: int = 0
+) -> None:
+    """Run ``case_id`` until sim-sloppy breaks its call and the repair panel opens."""
+    await open_run(pilot, app, case_id, run)
+    for _ in range(30):  # sim-sloppy breaks this call now and then
+        await pilot.press("ctrl+g")
+        await wait_for(
+            pilot, lambda: "recorded in" in status(app) or "sends repair turn" in status(app)
+        )
+        if "sends repair turn 1" in status(app):
+            return
+    raise AssertionError("sim-sloppy never sent an invalid call")

@@ -88,11 +88,16 @@ def fixture_records(root: Path) -> Iterator[dict[str, Any]]:
 def write_history(project: Path, name: str = "fixture.jsonl") -> list[dict[str, Any]]:
     """The fixture as a run file: each day's header, then that day's attempts."""
     recs = list(fixture_records(project))
+    write_records(project, recs, name)
+    return recs
+
+
+def write_records(project: Path, recs: list[dict[str, Any]], name: str = "fixture.jsonl") -> None:
+    """``recs`` (the fixture's, edited) as the run file write_history makes of them."""
     h1, h2 = (orjson.dumps(h) for h in headers())
     body = [orjson.dumps(r) for r in recs]
     half = len(body) // 2
     (project / "runs" / name).write_bytes(b"\n".join([h1, *body[:half], h2, *body[half:]]) + b"\n")
-    return recs
 
 
 def headers() -> list[dict[str, Any]]:

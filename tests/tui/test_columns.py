@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.support.tui import open_history
-from tests.support.tui_history import write_history
+from tests.support.tui_history import write_history, write_records
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.widgets.attempt_list import AttemptList, layout
 from toolstand.tui.widgets.case_list import CaseTable
@@ -44,7 +44,10 @@ def test_history_columns_hold_case_ids_and_codes_whole_from_80_columns() -> None
         assert {"verdict", "errors", "case"} <= shown.keys(), width
         assert sum(shown.values()) + len(shown) <= width, width
         if width >= 78:  # 80 columns less the scrollbar
-            assert shown["case"] >= 26 and shown["errors"] >= 15 and "time" in shown, width
+            assert shown["case"] >= 26 and shown["errors"] >= 15, width
+            # which run: the provider and the model, in one column where two do not fit
+            assert {"provider", "model"} <= shown.keys() or "provider/model" in shown, width
+            assert shown["verdict"] >= len("verdict") and "#" in shown, width
         if width >= 100:
             assert "network" in shown, width
     assert dict(layout(150, wants))["errors"] > 15  # the rest to the errors
@@ -84,3 +87,34 @@ async def test_the_case_list_shows_the_ids_whole_at_80x24(app_for: AppFor) -> No
         assert "quote_missing_service" in ids and "quote_missing_weight" in ids
         assert "last" in table.widths  # the last verdict stays
         assert sum(w + 2 for w in table.widths.values()) <= table.size.width - 2
+
+
+async def header_and_first_row(app: ToolstandApp, rows: int) -> tuple[str, str]:
+    """History at 80x24 on the project's fixture: the list's header and first row."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        lst = (await open_history(pilot, app, rows)).query_one(AttemptList)
+        return tuple("".join(s.text for s in lst.render_line(y)) for y in (0, 1))  # type: ignore[return-value]
+
+
+async def test_history_at_80x24_names_the_provider_and_cuts_no_title(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    # the verdict's title read "ver…", and no column said which provider an attempt went
+    # to (the provider's column, a title of 8 cells for "sim", gave way first)
+    recs = write_history(project)
+    for rec in recs[1::2]:
+        rec["provider"] = "acme"
+    write_records(project, recs)
+    header, first = await header_and_first_row(app_for(), len(recs))
+    assert "provider/model" in header.split() and "verdict" in header.split(), header
+    assert "…" not in header
+    assert f"{recs[0]['provider']}/{recs[0]['model']}" in first.split(), first
+
+
+async def test_one_provider_is_named_in_the_title_and_its_models_are_whole(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    recs = write_history(project)
+    header, first = await header_and_first_row(app_for(), len(recs))
+    assert "model (sim)" in header and "provider" not in header, header
+    assert recs[0]["model"] in first.split(), first

@@ -3,6 +3,7 @@ swapped for its cancel key): what it shows is what a footer built afresh shows."
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
@@ -85,3 +86,21 @@ async def test_the_keys_swapped_show_as_a_footer_built_afresh_does() -> None:
         screen.refresh_bindings()
         await laid_out(pilot, "Run")
         assert [k[2] for k in shown(app)][:2] == ["Run", ""]
+
+
+async def test_a_relabel_lands_in_the_frame_that_changed_the_keys() -> None:
+    # Textual's footer recomposes after the next refresh: a run's panels were drawn
+    # with the old keys, and the screen drawn once more for the new label
+    app = KeysApp(busy=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await laid_out(pilot, "Run")
+        screen = app.screen
+        assert isinstance(screen, Keys)
+        footer = screen.query_one(Footer)
+        screen.busy = True
+        screen.refresh_bindings()
+        handled = asyncio.Event()
+        footer.call_later(handled.set)  # after the footer has taken the signal
+        await handled.wait()
+        keys = footer.query(FooterKey)
+        assert [k.description for k in keys][:2] == ["Cancel the turn on its way", ""]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.support.tui import open_history, screen_after, wait_for
-from tests.support.tui_history import write_history
+from tests.support.tui import open_history, screen_after, screen_rows, wait_for
+from tests.support.tui_history import write_history, write_records
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.attempt import DiffScreen
 from toolstand.tui.widgets.attempt_list import AttemptList
@@ -78,3 +78,27 @@ async def test_the_diff_compares_raw_bodies_and_decisions_line_by_line(
         await pilot.press("f")
         await pilot.pause()
         assert diff.query_one("#diff").has_focus
+
+
+async def test_two_run_ids_are_cut_where_they_differ_at_80x24(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    # "live-20261203T132343Z-43…" beside "live-20261203T132458Z-6c…": cut at their ends,
+    # two ids of one family read alike where they differ
+    recs = write_history(project)
+    for n, rec in enumerate(recs):
+        rec["run_id"] = f"live-20261203T1323{n:02d}Z-{n:06x}abcdef"
+    write_records(project, recs)
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot, app, len(recs))
+        lst = screen.query_one(AttemptList)
+        lst.cursor = 0
+        await pilot.press("m")
+        await wait_for(pilot, lambda: screen.marked == 0)
+        lst.cursor = 1
+        diff = await screen_after(pilot, DiffScreen, "d")
+        await wait_for(pilot, lambda: bool(diff.rows))
+        await pilot.pause()
+        row = next(r for r in screen_rows(app) if " run_id " in r)
+        assert "000001abcdef" in row and "000000abcdef" in row, row

@@ -4,12 +4,15 @@ absent exactly as the live answer would (issue 27, bugs 1 and 2)."""
 
 from __future__ import annotations
 
+import ssl
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from tests.support.tui import write_config
+from toolstand import transport_client
 from toolstand.tui.model.live import LiveSession, judge_pasted
 from toolstand.tui.model.project import load_project
 
@@ -145,3 +148,33 @@ def test_a_pasted_strict_body_reads_its_nulls_as_absent_like_a_live_one(project:
     assert view.judgement["verdict"] == "pass"
     assert view.decision is not None
     assert view.decision["calls"][0]["arguments"] == {"order_id": "ORD-123456"}
+
+
+async def test_a_live_run_on_the_simulator_loads_no_ca_bundle(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the Run screen's first ctrl+g built one client for every run and loaded the CA
+    # bundle for it (~0.1 s) even when every run is the simulator on loopback; each run
+    # now has its own client, as the runner gives it (plain HTTP to the simulator)
+    def no_bundle() -> ssl.SSLContext:
+        raise AssertionError("the CA bundle was loaded for the simulator")
+
+    monkeypatch.setattr(transport_client, "tls_context", no_bundle)
+    write_config(
+        project,
+        runs=[
+            {"provider": "sim", "model": "sim-careful", "api": "openai-chat", "base_url": "sim"},
+            {"provider": "sim", "model": "sim-eager", "api": "anthropic", "base_url": "sim"},
+        ],
+    )
+    proj = load_project(project)
+    case = proj.casefile.by_id()["direct_lookup"]
+    session = LiveSession(proj)
+    try:
+        states = [await session.first(i, case, "auto") for i in (0, 1)]
+        records = [session.append(state)[1] for state in states]
+    finally:
+        await session.close()
+    assert [r["model"] for r in records] == ["sim-careful", "sim-eager"]
+    verdicts = [r["judgement"]["verdict"] if r["judgement"] else None for r in records]
+    assert verdicts == ["pass", "pass"]

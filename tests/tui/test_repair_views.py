@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 from textual.widgets import DataTable, Static, TextArea
 
-from tests.support.tui import SIZE, cells, open_history, open_report, wait_for
+from tests.support.tui import SIZE, cells, open_history, open_report, screen_rows, wait_for
 from toolstand.run.runner import load_inputs, run
 from toolstand.spec.config import parse_config
 from toolstand.tui.app import ToolstandApp
@@ -80,7 +80,8 @@ async def test_history_steps_through_repair_turns(app_for: AppFor, project: Path
         assert "repair (allowed): " in explained
         await pilot.press("t")  # turn 2: the first repair turn
         title = app.screen.query_one("#pane-raw").border_title
-        assert title == "raw response · turn 2 · repair 1 · feedback allowed"
+        # the feedback style is in the header: the title keeps what fits whole
+        assert title == "raw response · turn 2 · repair 1"
         decision = app.screen.query_one("#detail-decision", TextArea).text
         assert orjson.loads(decision) == want["repair_turns"][0]["decision"]
         explained = str(app.screen.query_one("#detail-explain", Static).render())
@@ -89,6 +90,28 @@ async def test_history_steps_through_repair_turns(app_for: AppFor, project: Path
         for _ in range(len(attempt_turns(want)) - 1):
             await pilot.press("t")
         assert app.screen.query_one("#pane-raw").border_title == "raw response · turn 1"
+
+
+async def test_a_repair_turn_s_panes_are_titled_whole_at_80x24(
+    app_for: AppFor, project: Path
+) -> None:
+    # the titles read "raw response · turn 2 · repair 1 …" and "normalized decision ·
+    # turn 2 · re…": cut by the border, their ends lost
+    recs = await write_repair_history(project)
+    row = next(i for i, r in enumerate(recs) if r["repair_turns"])
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_history(pilot, app, len(recs))
+        await pilot.press("home", *(["down"] * row), "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AttemptScreen))
+        detail = app.screen.query_one(AttemptDetail)
+        await wait_for(pilot, lambda: detail.rec is not None)
+        await pilot.press("t")  # the first repair turn
+        await pilot.pause()
+        rows = screen_rows(app)
+        top = next(r for r in rows if "turn 2" in r and "╭" in r)
+        assert "raw response · turn 2 · repair 1 ─" in top, top
+        assert "decision · turn 2 · repair 1 ─" in top, top
 
 
 async def test_report_shows_each_arm_with_its_repair_rates(app_for: AppFor, project: Path) -> None:

@@ -15,10 +15,10 @@ from textual.widgets import Select, TextArea
 from tests.support.tui import (
     SIZE,
     attempts,
-    open_run,
     records,
     sim_requests,
     status,
+    until_repair,
     wait_for,
     write_config,
 )
@@ -26,21 +26,6 @@ from toolstand.tui.app import ToolstandApp
 from toolstand.tui.widgets.step_panel import StepPanel
 
 AppFor = Callable[..., ToolstandApp]
-
-
-async def until_repair(
-    pilot: Pilot[Any], app: ToolstandApp, case_id: str = "quote_complete"
-) -> None:
-    """Run ``case_id`` until sim-sloppy breaks its call and the repair panel opens."""
-    await open_run(pilot, app, case_id)
-    for _ in range(30):  # sim-sloppy breaks this call now and then
-        await pilot.press("ctrl+g")
-        await wait_for(
-            pilot, lambda: "recorded in" in status(app) or "sends repair turn" in status(app)
-        )
-        if "sends repair turn 1" in status(app):
-            return
-    raise AssertionError("sim-sloppy never sent an invalid call")
 
 
 async def test_repair_turns_are_stepped_with_editable_feedback(

@@ -517,3 +517,23 @@ async def test_del_and_c1_in_a_json_body_are_spelled_in_the_run_panes(
             text = app.screen.query_one(pane, TextArea).text
             assert "\x9b" not in text and "\x7f" not in text
             assert "evil\\x9b2J\\x7f" in text
+
+
+async def test_a_turn_shown_again_opens_at_the_users_turn_in_the_same_frame(
+    app_for: AppFor, project: Path
+) -> None:
+    # the request pane scrolled to the user's turn only after a refresh: the screen was
+    # drawn once at the system prompt and once more at the user's turn
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await turn_one(pilot, app, "recovery_lookup_ok")
+        await pilot.pause()
+        area = app.screen.query_one("#request-body", TextArea)
+        line, top = area.cursor_location[0], area.scroll_offset.y
+        assert line > 0 and top > 0
+        area.move_cursor((0, 0))
+        area.scroll_home(animate=False)
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        screen.action_step_turn(0)  # the turn shown again, as the turn tabs do
+        assert (area.cursor_location[0], area.scroll_offset.y) == (line, top)

@@ -18,15 +18,30 @@ from toolstand.attempt.executor import execute
 from toolstand.attempt.plan import AttemptPlan, AttemptState, RepairTurn, Turn
 from toolstand.attempt.reading import Reading, read_answer
 from toolstand.judge.verdict import followup_applies
-from toolstand.spec.config import Config
-from toolstand.transport import Exchange, RetryPolicy, exchange, make_client
+from toolstand.spec.config import Config, RunSpec
+from toolstand.transport import Exchange, RetryPolicy, exchange, lean, make_client
 from toolstand.types import REPETITION_HEADER, SIM_CASE_HEADER
 
 
-def client_for(config: Config) -> httpx.AsyncClient:
-    """An httpx client with the config's timeouts (the Run screen's one client)."""
+def client_for(config: Config, run: RunSpec, max_connections: int = 16) -> httpx.AsyncClient:
+    """A client of ``run``'s own, with the config's timeouts: plain HTTP to the
+    simulator on loopback (no CA bundle loaded, no proxy from the environment), the
+    run's proxy, and TLS only where its base URL needs it (make_client)."""
     t = config.timeouts
-    return make_client(connect_timeout=t.connect_s, read_timeout=t.read_s)
+    return make_client(
+        connect_timeout=t.connect_s,
+        read_timeout=t.read_s,
+        max_connections=max_connections,
+        loopback_only=run.simulated,
+        plain_http=run.plain_http,
+        proxy=run.proxy,
+    )
+
+
+def client_is_quick(run: RunSpec) -> bool:
+    """Whether ``client_for(run)`` loads no CA bundle (plain HTTP, no proxy): quick to
+    build inside the event loop."""
+    return lean(loopback_only=run.simulated, plain_http=run.plain_http, proxy=run.proxy)
 
 
 def first_request(plan: AttemptPlan, system: str | None, base_url: str, model: str) -> BuiltRequest:

@@ -23,12 +23,12 @@ from toolstand.adapters.base import BuiltRequest
 from toolstand.attempt.arms import play_arms
 from toolstand.attempt.plan import AttemptPlan, AttemptState, Target, policy_for
 from toolstand.attempt.record import record
+from toolstand.attempt.turns import client_for, client_is_quick
 from toolstand.history import HistoryWriteError, IndexedWriter
 from toolstand.run.inputs import Inputs
 from toolstand.run.matrix import Repetition
 from toolstand.run.recorder import Recorder
 from toolstand.spec.config import Config
-from toolstand.transport import lean, make_client
 from toolstand.types import AttemptRecord
 
 # requests in flight per httpx client: httpcore's pool does work per queued request x
@@ -104,21 +104,11 @@ def clients_for(config: Config) -> list[list[httpx.AsyncClient]]:
     """Clients of their own per run: no connection or state is shared between providers."""
     out = []
     for r in config.runs:
-        plain = lean(loopback_only=r.simulated, plain_http=r.plain_http, proxy=r.proxy)
+        plain = client_is_quick(r)
         share = config.parallelism if plain else CLIENT_SHARE
         n_clients = max(1, -(-config.parallelism // share))
         out.append(
-            [
-                make_client(
-                    connect_timeout=config.timeouts.connect_s,
-                    read_timeout=config.timeouts.read_s,
-                    max_connections=min(config.parallelism, share),
-                    loopback_only=r.simulated,
-                    plain_http=r.plain_http,
-                    proxy=r.proxy,
-                )
-                for _ in range(n_clients)
-            ]
+            [client_for(config, r, min(config.parallelism, share)) for _ in range(n_clients)]
         )
     return out
 

@@ -32,7 +32,14 @@ from toolstand.attempt.plan import (
 )
 from toolstand.attempt.reading import decode_body, read_turn, request_record
 from toolstand.attempt.record import record
-from toolstand.attempt.turns import client_for, first_request, first_turn, repair_turn, second_turn
+from toolstand.attempt.turns import (
+    client_for,
+    client_is_quick,
+    first_request,
+    first_turn,
+    repair_turn,
+    second_turn,
+)
 from toolstand.history import JsonlWriter
 from toolstand.run.runner import Inputs, header, targets_for
 from toolstand.spec.cases import Case, CaseFile
@@ -196,7 +203,7 @@ class LiveSession:
         self.run_id = f"live-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:6]}"
         self._stack: contextlib.AsyncExitStack | None = None
         self._targets: list[Target] = []
-        self._client: httpx.AsyncClient | None = None
+        self._clients: dict[int, httpx.AsyncClient] = {}  # one a run, as the runner has
         self._cases_sha: str | None = None
         self._headed: set[Path] = set()
         self._attempts: Counter[tuple[int, str, str]] = Counter()
@@ -216,12 +223,38 @@ class LiveSession:
         stack = contextlib.AsyncExitStack()
         inputs = inputs_of(self.project, cases)
         self._targets = await stack.enter_async_context(targets_for(inputs))
-        # building a client loads the CA bundle (~0.1 s): do it off the loop; the client
-        # is bound to no loop until its first request, which happens in this one
-        self._client = await asyncio.to_thread(client_for, self.config)
-        stack.push_async_callback(self._client.aclose)
         self._stack = stack
         self._cases_sha = cases.sha256
+
+    async def _client(self, run_index: int) -> httpx.AsyncClient:
+        """Run ``run_index``'s client, made at its first turn of this session."""
+        client = self._clients.get(run_index)
+        if client is not None:
+            return client
+        assert self._stack is not None
+        spec = self.config.runs[run_index]
+        if client_is_quick(spec):
+            client = client_for(self.config, spec)  # no TLS: nothing slow to build
+        else:
+            # loading the CA bundle takes 30-120 ms: off the loop; the client is bound
+            # to no loop until its first request, which happens in this one
+            client = await asyncio.to_thread(client_for, self.config, spec)
+        self._stack.push_async_callback(client.aclose)
+        self._clients[run_index] = client
+        return client
+
+    def _client_of(self, state: AttemptState, turn: str) -> httpx.AsyncClient:
+        """The client ``state``'s turn 1 went through (a later ``turn`` needs it)."""
+        client = self._clients.get(self._run_index(state))
+        assert client is not None, f"a {turn} needs the session of its first"
+        return client
+
+    def _run_index(self, state: AttemptState) -> int:
+        """The configured run of ``state``'s turn 1, while this session's targets last."""
+        found = next((i for i, t in enumerate(self._targets) if t is state.plan.target), None)
+        if found is None or found not in self._clients:
+            raise ValueError("the session was restarted since this turn 1 (the case file changed)")
+        return found
 
     async def first(
         self,
@@ -236,7 +269,7 @@ class LiveSession:
         if not mode_applies(case, mode):
             raise ValueError(f"mode {mode} runs only cases that expect a call")
         await self._ensure()
-        assert self._client is not None
+        client = await self._client(run_index)
         key = (run_index, case.id, mode)
         self._attempts[key] += 1
         plan = plan_attempt(
@@ -245,7 +278,7 @@ class LiveSession:
         )  # fmt: skip
         state = AttemptState(plan, self._attempts[key], self.run_id)
         with watching(on_event):
-            await first_turn(state, self.project.system, self._client, policy_for(self.config))
+            await first_turn(state, self.project.system, client, policy_for(self.config))
         return state
 
     async def repair(
@@ -256,10 +289,10 @@ class LiveSession:
         on_event: EventHook | None = None,
     ) -> AttemptState:
         """Send the (possibly edited) feedback as the next repair turn and judge it."""
-        assert self._client is not None, "a repair turn needs the session of its first"
+        client = self._client_of(state, "repair turn")
         arm(state, style, self.config)
         with watching(on_event):
-            await repair_turn(state, results, self._client, policy_for(self.config))
+            await repair_turn(state, results, client, policy_for(self.config))
         return state
 
     async def second(
@@ -269,9 +302,9 @@ class LiveSession:
         on_event: EventHook | None = None,
     ) -> AttemptState:
         """Send the (possibly edited) tool results back and judge the followup."""
-        assert self._client is not None, "a second turn needs the session of its first"
+        client = self._client_of(state, "second turn")
         with watching(on_event):
-            await second_turn(state, results, self._client, policy_for(self.config))
+            await second_turn(state, results, client, policy_for(self.config))
         return state
 
     def again(self, state: AttemptState, *, repair: bool = False) -> AttemptState:
@@ -280,9 +313,7 @@ class LiveSession:
         turns copied and the record marked ``first_turn_shared`` (as a feedback arm's).
         With ``repair``, only turn 1 is copied and the arm is left open: the next repair
         turn (``repair``) sets it to the style it sends."""
-        run_index = next((i for i, t in enumerate(self._targets) if t is state.plan.target), None)
-        if run_index is None or self._client is None:
-            raise ValueError("the session was restarted since this turn 1 (the case file changed)")
+        run_index = self._run_index(state)
         key = (run_index, state.case.id, state.mode)
         self._attempts[key] += 1
         return AttemptState(
@@ -318,7 +349,7 @@ class LiveSession:
 
     async def close(self) -> None:
         stack, self._stack = self._stack, None
-        self._client = None
+        self._clients = {}
         if stack is not None:
             await stack.aclose()
 

@@ -8,13 +8,13 @@ from typing import Any
 import orjson
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
 from textual.widgets import Static, TextArea
 
 from toolstand.history import error_code
 from toolstand.tui.model.events import EventRow, recorded_rows, stream_title
 from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
 from toolstand.tui.model.turns import attempt_turns, repair_lines, verdict_line
+from toolstand.tui.widgets.titled import Pane
 from toolstand.util.printable import visible, visible_lines
 
 SHOWN_BYTES = 1 << 16  # a pane shows this much of a body; `y` copies the whole record
@@ -109,6 +109,15 @@ def _head_text(side: Any, tries: list[dict[str, Any]], request: bool) -> str:
     return "\n".join(lines)
 
 
+def pane_titles(names: tuple[str, ...], label: str) -> list[str]:
+    """A pane's titles, the fullest first: each of its ``names`` (the fullest first) with
+    the turn's whole label, then with its first two parts ("turn 2 · repair 1", without
+    the feedback style the header names), then with the first: cut in no word."""
+    parts = label.split(" · ")
+    labels = dict.fromkeys([label, " · ".join(parts[:2]), parts[0]])
+    return [f"{name} · {shown}" for shown in labels for name in names]
+
+
 class AttemptDetail(Vertical):
     """Left: the raw response (or the request); right: the decision; below: the judgement."""
 
@@ -123,9 +132,9 @@ class AttemptDetail(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-head", markup=False)
         with Horizontal(id="detail-panes"):
-            with Vertical(classes="pane", id="pane-raw"):
+            with Pane(classes="pane", id="pane-raw"):
                 yield TextArea("", language="json", read_only=True, id="detail-raw")
-            with Vertical(classes="pane", id="pane-decision"):
+            with Pane(classes="pane", id="pane-decision"):
                 yield TextArea("", language="json", read_only=True, id="detail-decision")
         with VerticalScroll(id="detail-judgement", classes="pane"):
             yield Static("", id="detail-explain", markup=False)
@@ -185,8 +194,9 @@ class AttemptDetail(Vertical):
         else:
             area.language = "json"
             area.load_text(shown(pretty(raw)))
-        self.query_one("#pane-raw").border_title = Content(f"{what} · {label}")
-        self.query_one("#pane-decision").border_title = Content(f"normalized decision · {label}")
+        self.query_one("#pane-raw", Pane).titled(*pane_titles((what,), label))
+        decision = ("normalized decision", "decision")
+        self.query_one("#pane-decision", Pane).titled(*pane_titles(decision, label))
         self.query_one("#detail-decision", TextArea).load_text(shown(pretty(turn.get("decision"))))
         total = rec.get("elapsed_ms")
         timing = timing_line(

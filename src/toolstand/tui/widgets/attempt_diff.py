@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.widgets import DataTable
 
 from toolstand.history import error_code
+from toolstand.tui.fit import cut_middle
 from toolstand.util.canonical import canonical_json
 from toolstand.util.printable import visible
 
@@ -137,14 +138,21 @@ class AttemptDiff(DataTable[Any]):
             self.add_row(
                 " " if r.same else "≠",
                 Content(r.field),
-                Content.styled(_cut(r.a, widths[0]), style),
-                Content.styled(_cut(r.b, widths[1]), style),
+                Content.styled(_cut(r.a, widths[0], r.field in IDS), style),
+                Content.styled(_cut(r.b, widths[1], r.field in IDS), style),
             )
         return rows
 
 
-def _cut(value: str, width: int) -> str:
+# ids of one family share their start (live-20261203T13…): cut in the middle, where
+# two of them differ, not at the end
+IDS = ("run_id", "case_id")
+
+
+def _cut(value: str, width: int, middle: bool = False) -> str:
     """A value cut to its column with an ellipsis, so a cut value never reads as whole."""
+    if middle and len(value) == cell_len(value):  # one cell a character: cut_middle's count
+        return cut_middle(value, width)
     if cell_len(value) <= width:
         return value
     return set_cell_size(value, max(0, width - 1)) + "…"

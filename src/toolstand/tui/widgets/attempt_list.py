@@ -29,11 +29,13 @@ from toolstand.tui.fit import cut_middle
 from toolstand.tui.widgets.columns import Column, pick_layout
 from toolstand.util.printable import visible
 
-# (title, least width): the content columns are sized to their content above that
-COLUMNS: tuple[tuple[str, int], ...] = (
+# (title, least width): the content columns are sized to their content above that;
+# "provider/model" (one cell of both) stands in for the two where they do not both fit
+COLUMNS: tuple[tuple[str, int | None], ...] = (
     ("time", 14),
     ("provider", 8),
     ("model", 10),
+    ("provider/model", None),
     ("case", 12),
     ("mode", 8),
     ("#", 2),
@@ -41,21 +43,25 @@ COLUMNS: tuple[tuple[str, int], ...] = (
     ("errors", 10),
     ("network", 7),
 )
-# what gives way, in turn, when the width is short: the provider, the date, the network time,
-# the time, the mode; the verdict and the errors stay (80x24 with the filter panel open)
-_NARROW: dict[str, int | None] = {"provider": None, "time": 8, "network": None, "#": None}
+# what gives way, in turn, when the width is short: the provider's own column (it joins
+# the model's: which run an attempt is of stays on the row, the simulator's "sim" costs
+# four cells, not a title's nine), the date, the network time, the time, the attempt
+# number, the mode; the verdict (its title whole) and the errors stay (80x24 with the filter panel open)
+_FOLDED: dict[str, int | None] = {"provider": None, "model": None, "provider/model": 10}
+_NO_TIME: dict[str, int | None] = {**_FOLDED, "network": None, "time": None}
 FALLBACKS: tuple[dict[str, int | None], ...] = (
     {},
-    {"provider": None},
-    {"provider": None, "time": 8},
-    {"provider": None, "time": 8, "network": None},
-    {**_NARROW, "verdict": 4},
-    {**_NARROW, "verdict": 4, "time": None},
-    {**_NARROW, "verdict": 4, "time": None, "mode": None},
-    {**_NARROW, "verdict": 4, "time": None, "mode": None, "model": 8, "case": 8, "errors": 6},
+    _FOLDED,
+    {**_FOLDED, "time": 8},
+    {**_FOLDED, "time": 8, "network": None},
+    _NO_TIME,
+    {**_NO_TIME, "#": None},
+    {**_NO_TIME, "#": None, "mode": None},
+    {**_NO_TIME, "#": None, "mode": None, "provider/model": 8, "case": 8, "errors": 6},
 )
-CUT_MIDDLE = ("case", "model", "provider")  # ids: their ends tell them apart
-CONTENT = ("case", "model", "provider", "mode", "errors")  # raised to their content in turn
+CUT_MIDDLE = ("case", "model", "provider", "provider/model")  # ids: their ends tell them apart
+# raised to their content in turn
+CONTENT = ("case", "model", "provider/model", "provider", "mode", "errors")
 ERRORS_GOAL = 15  # a code such as unexpected_call whole: a list may be longer still
 
 
@@ -70,16 +76,27 @@ def layout(width: int, wants: dict[str, int] | None = None) -> list[tuple[str, i
         shown = [(t, change.get(t, least)) for t, least in COLUMNS]
         stages.append(
             [
-                Column(t, max(len(t), wants[t]) if t in wants else int(least), int(least))
+                Column(t, _want(t, wants) if t in wants else int(least), int(least))
                 for t, least in shown
                 if least is not None
             ]
         )
     raised = [sorted(stage, key=_raise_order) for stage in stages]
     goals = {"case": wants.get("case", 0), "errors": min(ERRORS_GOAL, wants.get("errors", 0))}
-    # a space before each column and the mark: one cell each
-    widths = pick_layout(width, raised, gap=1, goals=goals, rest="errors")
+    # the run whole too, where the time can give way for it (not the case ids, not the codes)
+    run = {**goals, "provider/model": wants.get("provider/model", 0)}
+    for wanted in (run, goals):
+        # a space before each column and the mark: one cell each
+        widths = pick_layout(width, raised, gap=1, goals=wanted, rest="errors")
+        if all(widths[k] >= g for k, g in wanted.items() if k in widths):
+            break
     return [(t, widths[t]) for t, _ in COLUMNS if t in widths]
+
+
+def _want(key: str, wants: dict[str, int]) -> int:
+    """A column's width for its content and its title (the folded column's title, which
+    depends on the content, is counted in its want)."""
+    return wants[key] if key == "provider/model" else max(len(key), wants[key])
 
 
 def _raise_order(column: Column) -> int:
@@ -90,13 +107,35 @@ def content_widths(ix: HistoryIndex) -> dict[str, int]:
     """The longest value of each content column in ``ix``, from its distinct values."""
     wants = {
         f: max((len(visible(str(v))) for v in ix.facets[f].values), default=0)
-        for f in CONTENT
-        if f != "errors"
+        for f in ("case", "model", "provider", "mode")
     }
+    # one provider in the file (the simulator's "sim"): the title names it, the cells
+    # hold the models alone
+    # hold the models alone (title_of): the title's width is counted here
+    if _one_provider(ix) is not None:
+        wants["provider/model"] = max(len("model"), wants["model"])
+    else:
+        wants["provider/model"] = max(len("provider/model"), wants["provider"] + 1 + wants["model"])
     wants["errors"] = max(
         (len(visible(",".join(map(str, v)))) for v in ix.errors.values), default=0
     )
     return wants
+
+
+def _one_provider(ix: HistoryIndex) -> str | None:
+    """The provider of every attempt in ``ix``, when there is one only."""
+    values = ix.facets["provider"].values
+    return visible(str(values[0])) if len(values) == 1 else None
+
+
+def title_of(ix: HistoryIndex | None, key: str, width: int) -> str:
+    """A column's title: the folded provider/model column, with one provider, is the
+    models' column, its title naming the provider where it fits."""
+    one = None if ix is None or key != "provider/model" else _one_provider(ix)
+    if one is None:
+        return key
+    named = f"model ({one})"
+    return named if len(named) <= width else "model"
 
 
 def _fit(text: str, width: int, right: bool = False, middle: bool = False) -> str:
@@ -205,7 +244,7 @@ class AttemptList(ScrollView, can_focus=True):
             ()
             if ix is None
             else (
-                *(len(ix.facets[f].values) for f in CONTENT if f != "errors"),
+                *(len(ix.facets[f].values) for f in ("case", "model", "provider", "mode")),
                 len(ix.errors.values),
             )
         )
@@ -273,7 +312,8 @@ class AttemptList(ScrollView, can_focus=True):
 
     def _header(self, width: int) -> Strip:
         style = self.get_component_rich_style("attempt-list--header")
-        text = " " + " ".join(_fit(t, w, right=t in ("network", "#")) for t, w in self._layout)
+        titles = [(title_of(self.index, t, w), t, w) for t, w in self._layout]
+        text = " " + " ".join(_fit(n, w, right=t in ("network", "#")) for n, t, w in titles)
         return Strip([Segment(_fit(text, width), style)], width)
 
     def _paint(self, row: int, width: int, state: int) -> Strip:
@@ -322,6 +362,12 @@ class AttemptList(ScrollView, can_focus=True):
         if title == "network":  # the attempt's total over all its turns (elapsed_ms)
             ms = ix.latency[row]
             return ("" if math.isnan(ms) else f"{ms:.0f}ms"), True
+        if title == "provider/model":
+            provider, model = ix.value("provider", row), ix.value("model", row)
+            model = "?" if model is None else visible(str(model))
+            if _one_provider(ix) is not None:
+                return model, False
+            return f"{'?' if provider is None else visible(str(provider))}/{model}", False
         facet = {"provider": "provider", "model": "model", "case": "case", "mode": "mode"}[title]
         value = ix.value(facet, row)
         return ("?" if value is None else visible(str(value))), title == "provider"

@@ -32,11 +32,31 @@ def pretty(value: Any) -> str:
 
 def request_titles(req: Mapping[str, Any]) -> tuple[str, ...]:
     """The request pane's titles, the fullest first: the method and URL; the path
-    without the host (the run chosen above says it, F6 shows the whole URL); the path."""
+    without the host (the run chosen above says it, F6 shows the whole URL); the path;
+    then its end, whole, after "…": its last segments, then a Google-style verb
+    (``…:generateContent``), rather than a path cut in its middle."""
     method, url = str(req.get("method", "")), str(req.get("url", ""))
     path = urlsplit(url).path or url
+    segments = path.split("/")
+    tails = [f"…/{'/'.join(segments[i:])}" for i in range(2, len(segments))]
+    head, colon, verb = segments[-1].rpartition(":")
+    if colon and head:
+        tails.append(f"…:{verb}")
     return tuple(
-        visible(f"request · {x}".strip()) for x in (f"{method} {url}", f"{method} {path}", path)
+        visible(f"request · {x}".strip())
+        for x in (f"{method} {url}", f"{method} {path}", path, *tails)
+    )
+
+
+def verdict_titles(verdict: str, label: str) -> tuple[str, ...]:
+    """The verdict pane's titles, the fullest first: the pane's name, the verdict and the
+    turn's label; without the name; narrow, without the label's "turn N" (the turn tabs
+    above say it), then with its second part alone ("repair 1"), never cut in a word."""
+    parts = label.split(" · ")
+    labels = [label, *([" · ".join(parts[1:]), parts[1]] if len(parts) > 1 else [])]
+    return tuple(
+        visible(f"{name}{verdict} · {shown}")
+        for name, shown in [("verdict · ", label), *(("", x) for x in labels)]
     )
 
 
@@ -283,7 +303,10 @@ class ExchangeView(Widget):
         _load(q("#request-head", TextArea), request_head(req) if req else "")
         _load(q("#response-head", TextArea), response_head(view))
         line = anchor_line(req.get("body"), view.anchor)
-        self.call_after_refresh(self._open_at, request, line)
+        if request.size.width:  # laid out: wrapped to its width, scrolled in this frame
+            self._open_at(request, line)
+        else:  # the first show: scrolled once it is laid out, in one more frame
+            self.call_after_refresh(self._open_at, request, line)
         resp = view.response
         raw = q("#response-body", TextArea)
         if resp is None:
@@ -321,10 +344,7 @@ class ExchangeView(Widget):
             if view.transport_error
             else (view.judgement["verdict"] if view.judgement else "")
         )
-        # narrow: the verdict and the turn's label without the pane's name
-        self._pane(
-            "verdict", *(visible(f"{t}{verdict} · {view.label}") for t in ("verdict · ", ""))
-        )
+        self._pane("verdict", *verdict_titles(verdict, view.label))
         text = verdict_text(view)
         timing = timing_line(turn_ms(view.tries), self.total_ms, self.turns)
         if timing:

@@ -6,7 +6,9 @@ it mounts (its ``compact`` starts True and the footer's False is bound onto it),
 half the cost of switching to a screen that is already built. This one keeps its keys
 while what they would show is the same, relabels them in place when only their labels
 change (a run's ctrl+g swapped for its cancel key and back: the same number of keys in
-the same groups), and builds new ones already non-compact.
+the same groups), and builds new ones already non-compact. A relabel is done at once,
+in the frame of whatever changed the keys: Textual's recompose waits for the next
+refresh, which draws the screen once more (~30-50 ms at 80x24) for a label.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from itertools import groupby
 from typing import cast
 
 from textual.app import ComposeResult
+from textual.screen import Screen
 from textual.widgets import Footer as TextualFooter
 from textual.widgets._footer import FooterKey
 
@@ -92,6 +95,14 @@ class Footer(TextualFooter):
             widget.refresh(layout=True)
         self._shown = now
         return True
+
+    def bindings_changed(self, screen: Screen) -> None:
+        if self._shown is not None and self.is_attached and screen is self.screen:
+            now = self._showing()
+            if now == self._shown or (screen.app.app_focus and self._relabel(now)):
+                self._bindings_ready = True
+                return
+        super().bindings_changed(screen)
 
     async def recompose(self) -> None:
         if self._shown is not None and self.is_attached:

@@ -79,8 +79,10 @@ class StepPanel(VerticalScroll, Titled):
             # the picker beside its editor, not above it: scrolling to a long result
             # never hides the picker, and at 80x24 the row costs no extra lines
             side = Vertical(
+                # the tool, then its call's id on a line of its own (call_…, toolu_…,
+                # gemini-call-0), wrapped in the picker's width, never cut at its edge
                 Label(
-                    visible(f"{r.name} · call {r.call_id or i}"),
+                    visible(r.name) + "\n" + visible(r.call_id or f"call {i}"),
                     classes="field-label",
                     markup=False,
                 ),
