@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from toolstand.adapters.sse import SseEvent
-from toolstand.tui.model.events import EventRow, event_row, recorded_rows, stream_title
+from toolstand.tui.model.events import (
+    EventRow,
+    event_row,
+    recorded_rows,
+    stream_title,
+    stream_titles,
+)
 
 
 def row(data: str, event: str = "message") -> tuple[str, str]:
@@ -33,4 +39,13 @@ def test_recorded_rows_pair_events_with_their_arrival() -> None:
     assert recorded_rows({"status": 200, "body": {"x": 1}}) is None  # not streamed
     stream = {"first_token_ms": 4.2, "first_call_ms": 7.9, "complete": False}
     assert stream_title(stream, 2) == "events · 2 · token 4 · call 8 ms · incomplete"
+    # narrow, the first token gives way before the first call, and no figure is cut
+    slow = {"first_token_ms": 1234.0, "first_call_ms": 5678.0}
+    assert stream_titles(slow, 12) == (
+        "events · 12 · token 1234 · call 5678 ms",
+        "events · 12 · call 5678 ms",
+        "events · 12",
+    )
+    assert stream_titles({"first_token_ms": 3.0}, 1) == ("events · 1 · token 3 ms", "events · 1")
+    assert stream_titles(None, 0) == ("events · 0",)
     assert EventRow(12.5, "x", "a\nb").line() == "    12.5  x  a\\x0ab"  # one line each

@@ -107,15 +107,25 @@ def _ms(stream: dict[str, Any] | None, key: str) -> float | None:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def stream_title(stream: dict[str, Any] | None, events: int) -> str:
-    """The events pane's title, short for a half-width pane at 80 columns: how many,
-    then first token and first call in ms (``stream_line`` says it in full)."""
+def stream_titles(stream: dict[str, Any] | None, events: int) -> tuple[str, ...]:
+    """The events pane's titles, the fullest first, for a half-width pane at 80 columns:
+    how many, then first token and first call in ms (``stream_line`` says it in full).
+    Narrow, the first token gives way before the first call, then both: a figure is
+    never cut in the middle, however many digits a slow stream gives it."""
     token, call = _ms(stream, "first_token_ms"), _ms(stream, "first_call_ms")
-    bits = [f"events · {events}"]
-    bits += [f"token {token:.0f}"] if token is not None else []
+    head = f"events · {events}"
+    end = " · incomplete" if (stream or {}).get("complete") is False else ""
+    bits = [f"token {token:.0f}"] if token is not None else []
     bits += [f"call {call:.0f}"] if call is not None else []
-    title = " · ".join(bits) + (" ms" if token is not None or call is not None else "")
-    return title + (" · incomplete" if (stream or {}).get("complete") is False else "")
+    titles = [" · ".join([head, *bits]) + " ms" + end] if bits else []
+    if token is not None and call is not None:
+        titles.append(f"{head} · call {call:.0f} ms{end}")
+    return (*titles, head + end)
+
+
+def stream_title(stream: dict[str, Any] | None, events: int) -> str:
+    """The fullest of ``stream_titles``."""
+    return stream_titles(stream, events)[0]
 
 
 def stream_line(stream: dict[str, Any] | None) -> str:

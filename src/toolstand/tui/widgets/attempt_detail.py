@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static, TextArea
 
 from toolstand.history import error_code
-from toolstand.tui.model.events import EventRow, recorded_rows, stream_title
+from toolstand.tui.model.events import EventRow, recorded_rows, stream_titles
 from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
 from toolstand.tui.model.turns import attempt_turns, repair_lines, verdict_line
 from toolstand.tui.widgets.titled import Pane
@@ -183,18 +183,19 @@ class AttemptDetail(Vertical):
         label = visible(shown_turn.label)
         tries = [t for t in turn.get("tries") or [] if isinstance(t, dict)]
         area = self.query_one("#detail-raw", TextArea)
+        names: tuple[str, ...] = ()
         if self.show_headers:
             what += " headers"
             area.language = None
             area.load_text(shown(_head_text(raw, tries, self.show_request)))
         elif (rows := self._events(raw)) is not None:  # a stream: its events, as they came
-            what = stream_title(raw.get("stream") if isinstance(raw, dict) else None, len(rows))
+            names = stream_titles(raw.get("stream") if isinstance(raw, dict) else None, len(rows))
             area.language = None
             area.load_text(shown("\n".join(r.line() for r in rows) or "(no events)"))
         else:
             area.language = "json"
             area.load_text(shown(pretty(raw)))
-        self.query_one("#pane-raw", Pane).titled(*pane_titles((what,), label))
+        self.query_one("#pane-raw", Pane).titled(*pane_titles(names or (what,), label))
         decision = ("normalized decision", "decision")
         self.query_one("#pane-decision", Pane).titled(*pane_titles(decision, label))
         self.query_one("#detail-decision", TextArea).load_text(shown(pretty(turn.get("decision"))))

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Static, TextArea
 
-from toolstand.tui.model.events import EventRow, stream_line, stream_title
+from toolstand.tui.model.events import EventRow, stream_line, stream_titles
 from toolstand.tui.model.live import TurnView, conversation_of
 from toolstand.tui.model.timing import timing_line, tries_lines, turn_ms
 from toolstand.tui.widgets.titled import Pane, ScrollPane, Titled
@@ -324,8 +324,8 @@ class ExchangeView(Widget):
             if events is None:
                 self._pane("response", *(f"raw response · {x}" for x in [*said, http]))
             else:
-                title = stream_title(resp.get("stream"), len(events))
-                self._pane("response", *(f"{title} · {x}" for x in said), title)
+                titles = stream_titles(resp.get("stream"), len(events))
+                self._pane("response", *(f"{titles[0]} · {x}" for x in said), *titles)
                 _load(
                     q("#response-events", TextArea),
                     "\n".join(r.line() for r in events) or "(no events)",
