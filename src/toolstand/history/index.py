@@ -73,6 +73,7 @@ from toolstand.history.report_rows import (
     record_facts,
     split_record,
 )
+from toolstand.history.scan import Scan
 from toolstand.history.shape import (
     ARMS,
     ATTEMPT,
@@ -131,6 +132,7 @@ class HistoryIndex:
         self.report = ReportRows()  # what the report counts of each row (report_rows.py)
         self._shape: LineShape | None = None
         self._quick: QuickPath | None = None  # quick.py: learned from the first fast row
+        self._scan: Scan | None = None  # scan.py: learned with it, reads the next chunks
         self._learn = True  # no template tried yet
         self._heads: set[tuple[str, ...]] = set()  # key sequences of heads already checked
         self._judgements: dict[bytes, tuple[int, str | None]] = {}
@@ -228,6 +230,9 @@ class HistoryIndex:
 
     def _lines(self, length: int) -> int:
         """_chunk's work: one row per attempt line of ``_buf[:length]``."""
+        if self._scan is not None:  # a column at a time (scan.py)
+            warned, odd = len(self.warnings), len(self.report.odd)
+            return self._flush(self._scan.chunk(length), warned, odd)
         buf = self._buf
         view = memoryview(buf)
         # one tuple per attempt: (offset in the chunk, verdict, error codes, summary
@@ -260,6 +265,22 @@ class HistoryIndex:
         finally:
             view.release()
         return self._flush(rows, warned, odd)
+
+    def _one(
+        self, buf: bytearray, view: memoryview, pos: int, nl: int, line: int
+    ) -> tuple[Any, ...] | None:
+        """The flat row of the line ``buf[pos:nl]`` (number ``line``) read as _lines reads
+        it once the layout is learned, or None (for a line the scan leaves)."""
+        self.lines = line
+        row: Sequence[Any] | None = None
+        if self._shape is not None and buf.startswith(ATTEMPT, pos):
+            if self._quick is not None:
+                row = self._quick.row(buf, view, pos, nl, line)
+            if row is None:
+                row = self._fast(buf, view, pos, nl)
+        if row is None and nl - pos > 1:
+            row = self._slow(bytes(buf[pos:nl]), pos)
+        return None if row is None else flat_of(row)
 
     def _fast(self, buf: bytearray, view: memoryview, pos: int, nl: int) -> Sequence[Any] | None:
         """The row of a line in the runner's layout (history.read's key order), or None.
@@ -344,6 +365,8 @@ class HistoryIndex:
         if not template.ok:
             return None
         self._quick = QuickPath(template, shape, self._judged, self._errors)
+        scan = Scan(template, shape, self)
+        self._scan = scan if scan.ok else None
         return self._quick.row
 
     def _head_ok(self, head: dict[str, Any]) -> bool:
