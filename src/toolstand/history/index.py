@@ -73,7 +73,7 @@ from toolstand.history.report_rows import (
     record_facts,
     split_record,
 )
-from toolstand.history.scan import Scan
+from toolstand.history.scan import Scan, rows_of
 from toolstand.history.shape import (
     ARMS,
     ATTEMPT,
@@ -96,6 +96,7 @@ __all__ = ["Facet", "HistoryIndex"]
 # the categorical columns besides verdict and errors; stream, feedback and category are
 # the attempt's arms and its case's category (shape.ARMS)
 FACET_NAMES = ("run", "provider", "model", "case", "mode", "day", *ARMS)
+NAN = float("nan")
 _CACHE_LIMIT = 1 << 16  # error-list and timestamp caches: bounded, distinct values can be many
 
 ERRORS_LIST = b',"errors":['
@@ -532,11 +533,12 @@ class HistoryIndex:
 
     # --- columns -----------------------------------------------------------------------
 
-    def _flush(self, rows: list[tuple[Any, ...]], warned: int, odd: int) -> int:
-        """Turn a chunk's rows into column entries, and keep the odd lines and warnings
+    def _flush(self, rows: Any, warned: int, odd: int) -> int:
+        """Turn a chunk's rows (a list, or the scan's columns: scan.Scan.chunk) into
+        column entries, and keep the odd lines and warnings
         the chunk added since ``warned`` and ``odd`` in file order (they are found in two
         passes: each line's own, and the column checks of ``_valid_rows``)."""
-        added = self._columns(rows)
+        added = self._columns(rows) if type(rows) is list else self._put(*rows)
         if len(self.warnings) - warned > 1:
             self.warnings[warned:] = sorted(self.warnings[warned:], key=lambda w: w.line or 0)
         if len(self.report.odd) - odd > 1:
@@ -545,27 +547,45 @@ class HistoryIndex:
 
     def _columns(self, rows: list[tuple[Any, ...]]) -> int:
         """Turn a chunk's flat rows (shape.flat_of) into column entries: one transpose,
-        then C-level maps over the columns."""
+        then C-level maps over the columns (``_put``)."""
         if not rows:
             return 0
-        count = len(rows)
         cols = list(zip(*rows, strict=True))
+        blank = (None, NAN, NAN, 0, 0, 0)  # a row whose line the report reads itself
+        facts = list(zip(*[blank if f is None else f for f in cols[3]], strict=True))
+        return self._put(cols, facts, rows)
+
+    def _put(
+        self,
+        cols: Sequence[Sequence[Any]],
+        facts: Sequence[Sequence[Any]],
+        rows: list[tuple[Any, ...]] | None = None,
+    ) -> int:
+        """Turn a chunk's rows, a column each (the flat rows' columns, and the report's
+        kinds (None for a row it reads from its line) and numbers), into column
+        entries; ``rows`` are the same rows, if the caller has them."""
+        count = len(cols[0])
+        if not count:
+            return 0
         offs = cols[0]
         at = FLAT_AT
         text = [cols[at[key]] for key in TEXT_FIELDS]
         attempts = column("I", list(cols[at["attempt"]]), as_uint)
         if not _all_valid(text, attempts, cols[1]):
+            if rows is None:
+                rows = rows_of(cols, facts)
             return self._columns(self._valid_rows(rows))
         f = self.facets
         times, days = self._times(list(cols[at["started_at"]]))
         base = self.end
         report = self.report
-        facts = cols[3]
-        if None in facts:
-            for row in rows:
-                if row[3] is None:  # the report reads this line itself
-                    report.odd.append((row[4], base + row[0]))
-        report.extend(facts)
+        kinds = facts[0]
+        if None in kinds:
+            lines = cols[4]
+            for i, k in enumerate(kinds):
+                if k is None:  # the report reads this line itself
+                    report.odd.append((lines[i], base + offs[i]))
+        report.extend_columns(*facts)
         # every column first; ``rows`` last: a reader sees a row only once it is whole
         f["run"].extend(cols[at["run_id"]])
         f["provider"].extend(cols[at["provider"]])
@@ -581,7 +601,7 @@ class HistoryIndex:
         # the network time of the attempt's turns: the figure the report's p50/p95 use
         self.latency.extend(column("f", list(cols[at["elapsed_ms"]]), as_float))
         self.times.extend(times)
-        self.offsets.extend(base + o for o in offs)
+        self.offsets.extend(map(base.__add__, offs))
         first = self.rows
         self._users(first, count, cols[at["user"]], offs)
         self.rows = first + count

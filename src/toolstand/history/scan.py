@@ -27,7 +27,7 @@ order, so every row is the one the line-by-line reading makes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import repeat
+from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -108,6 +108,7 @@ class Scan:
             return
         self.t, self.shape, self.ix = t, shape, ix
         self.v_keys = t.v_keys
+        self.v_set = frozenset(t.v_keys)
         self.v_start, self.s_start = t.v_start, t.s_start
         self.seg_start, self.seg_end = shape.start, shape.end
         self.seg_keys = shape.keys
@@ -146,9 +147,11 @@ class Scan:
 
     # --- one chunk ---------------------------------------------------------------------
 
-    def chunk(self, length: int) -> list[tuple[Any, ...]]:
-        """The flat rows (shape.flat_of) of the lines of ``ix._buf[:length]``, in file
-        order; ``ix.lines`` moves past them. The lines are found by one ``find`` each
+    def chunk(self, length: int) -> Any:
+        """The rows of the lines of ``ix._buf[:length]`` in file order, for
+        ``HistoryIndex._flush``: (their columns, the report's columns) when the scan
+        read them all, else their flat rows (shape.flat_of); ``ix.lines`` moves past
+        them. The lines are found by one ``find`` each
         (``bytes.split`` reads byte by byte, ``find`` a word at a time), then read in
         batches of BATCH lines: each pass over a batch then finds it in the cache."""
         ix = self.ix
@@ -168,17 +171,29 @@ class Scan:
         starts = [0, *map(_PLUS_ONE, ends)]
         starts.pop()
         first = self._first = ix.lines  # _one moves ix.lines: the chunk's own count
-        rows: list[tuple[Any, ...]] = []
-        mixed = False
+        batches = []
+        others: list[int] = []
         for i in range(0, len(ends), BATCH):
-            got, others = self._rows(data, starts[i : i + BATCH], ends[i : i + BATCH], i)
-            rows += got
-            if others:
-                rows += self._others(others, starts, ends, first)
-                mixed = True
-        if mixed:  # in file order: the offsets are distinct
-            rows.sort(key=_FIRST)
+            cols, facts, bad, left = self._rows(data, starts[i : i + BATCH], ends[i : i + BATCH], i)
+            batches.append((cols, facts, bad))
+            others += left
         ix.lines = first + len(ends)
+        if not others:  # the scan's rows only: the columns, joined
+            cols, facts = batches[0][:2]
+            if len(batches) > 1:
+                cols = [
+                    list(chain.from_iterable(b[0][j] for b in batches)) for j in range(len(cols))
+                ]
+                facts = [list(chain.from_iterable(b[1][j] for b in batches)) for j in range(6)]
+            return cols, facts
+        rows: list[Any] = []
+        for cols, facts, bad in batches:
+            if cols is not None:
+                got = rows_of(cols, facts)
+                rows += [r for k, r in enumerate(got) if k not in bad] if bad else got
+        rows += self._others(others, starts, ends, first)
+        ix.lines = first + len(ends)
+        rows.sort(key=_FIRST)  # in file order: the offsets are distinct
         return rows
 
     def _others(
@@ -201,10 +216,11 @@ class Scan:
 
     def _rows(
         self, data: bytes, starts: list[int], ends: list[int], base: int
-    ) -> tuple[list[tuple[Any, ...]], list[int]]:
-        """(the scan's rows, the indices in the chunk of the lines it leaves to the
-        index) of the lines ``data[starts[k]:ends[k]]``, line ``base`` of the chunk
-        the first of them."""
+    ) -> tuple[Any, Any, set[int], list[int]]:
+        """(the flat rows' columns, the report's columns (kinds and numbers), the rows
+        of them that are not the scan's, the indices in the chunk of those lines) of
+        the lines ``data[starts[k]:ends[k]]``, line ``base`` of the chunk the first of
+        them; no columns when no line is the scan's."""
         n = len(starts)
         find, getitem = data.find, data.__getitem__
         a = list(map(find, repeat(self.v_start), starts, ends))
@@ -220,7 +236,7 @@ class Scan:
             bad.update(k for k, x in enumerate(last) if x != 125)
         if bad:  # these lines' cuts are no cuts: another line's stand in for them
             if len(bad) == n:
-                return [], [base + k for k in range(n)]
+                return None, None, bad, [base + k for k in range(n)]
             ok = next(k for k in range(n) if k not in bad)
             a, c, s, u, starts = (
                 [x if k not in bad else col[ok] for k, x in enumerate(col)]
@@ -251,13 +267,16 @@ class Scan:
         turns = [k for k in range(n) if tails[k] is turn] if turn in tails else []
         if bad:  # another line's values stand in for theirs
             if len(bad) == n:
-                return [], [base + k for k in range(n)]
-            ok = next(k for k in range(n) if k not in bad)
-            heads, tails, nums, segs = (
-                [x if k not in bad else col[ok] for k, x in enumerate(col)]
-                for col in (heads, tails, nums, segs)
-            )
-        number, sim, elapsed, retries, usage, cost = zip(*map(_V_GET, nums), strict=True)
+                return None, None, bad, [base + k for k in range(n)]
+            heads, tails, nums, segs = _stand_in(bad, n, heads, tails, nums, segs)
+        try:
+            number, sim, elapsed, retries, usage, cost = zip(*map(_V_GET, nums), strict=True)
+        except KeyError:  # six keys, not the template's
+            bad.update(k for k, x in enumerate(nums) if not self.v_set <= x.keys())
+            if len(bad) == n:
+                return None, None, bad, [base + k for k in range(n)]
+            heads, tails, nums, segs = _stand_in(bad, n, heads, tails, nums, segs)
+            number, sim, elapsed, retries, usage, cost = zip(*map(_V_GET, nums), strict=True)
         bad.update(_bad_numbers(number, elapsed, retries, cost))
         if _bad_usage(usage):
             tin, tout = _tokens(usage)
@@ -265,7 +284,10 @@ class Scan:
             tin = list(map(dict.get, usage, repeat("input_tokens")))
             tout = list(map(dict.get, usage, repeat("output_tokens")))
         bad.update(_bad_counts(tin), _bad_counts(tout))
-        reported = list(map(_either, tin, tout))
+        if None in tin or None in tout:
+            reported = list(map(_either, tin, tout))
+        else:
+            reported = list(repeat(True, n))
         kinds = list(
             map(
                 self._kinds.get,
@@ -279,26 +301,33 @@ class Scan:
                 else self._kind(heads[k], tails[k], nums[k], reported[k])
                 for k, x in enumerate(kinds)
             ]
-        # the report's elapsed, cost, retries and tokens
+        # the report's kinds and numbers (NaN, NaN, 0, 0, 0 for a row without facts)
         fl, co = _floats(elapsed), _floats(cost)
-        re = retries if None not in retries else [x or 0 for x in retries]
+        re = list(retries) if None not in retries else [x or 0 for x in retries]
         ti = tin if None not in tin else [x or 0 for x in tin]
         to = tout if None not in tout else [x or 0 for x in tout]
-        rfacts: list[Any] = list(zip(kinds, fl, co, re, ti, to, strict=True))
+        facts_cols = [kinds, fl, co, re, ti, to]
         if _NO_FACTS in kinds:
             for k, kind in enumerate(kinds):
                 if kind is _NO_FACTS and k not in bad:
                     if _no_facts_problem(_head_of(heads[k], nums[k], tails[k])):
                         bad.add(k)
                     else:
-                        rfacts[k] = None
-        # the flat rows
-        cols: list[Any] = []
+                        _set(facts_cols, k, _NO_REPORT)
+        # the flat rows' columns
+        first = self._first + base + 1
+        cols: list[Any] = [
+            starts,
+            list(map(_VERDICT, tails)),
+            list(map(_ERRORS, tails)),
+            kinds,
+            list(range(first, first + n)),
+        ]
         pcols = list(zip(*map(_THIRD, heads), strict=True)) if self.p_flat else []
         scols = list(zip(*map(_THIRD, tails), strict=True)) if self.s_flat else []
         for where, what in self.sources:
             if where == "seg":
-                cols.append(map(dict.get, segs, repeat(what)))
+                cols.append(list(map(dict.get, segs, repeat(what))))
             elif where == "num":
                 cols.append(number if what == "attempt" else elapsed)
             elif where == "p":
@@ -306,15 +335,10 @@ class Scan:
             elif where == "s":
                 cols.append(scols[what])
             else:
-                cols.append(repeat(what, n))
-        first = self._first + base + 1
-        rows = list(
-            zip(
-                starts, map(_VERDICT, tails), map(_ERRORS, tails), rfacts,
-                range(first, first + n), *cols, repeat(None), strict=False,
-            )
-        )  # fmt: skip
+                cols.append(list(repeat(what, n)))
+        cols.append(list(repeat(None, n)))
         if turns:  # a second turn's rows are made one by one
+            cols = [c if type(c) is list else list(c) for c in cols]
             for k in turns:
                 row = None
                 if k not in bad:
@@ -323,21 +347,27 @@ class Scan:
                     )
                 if row is None:
                     bad.add(k)
-                else:
-                    rows[k] = row
-        if bad:
-            rows = [r for k, r in enumerate(rows) if k not in bad]
-        self.rows += len(rows)
+                    continue
+                for col, x in zip(cols, row, strict=True):
+                    col[k] = x
+                _set(facts_cols, k, _NO_REPORT if row[3] is None else row[3])
+        self.rows += n - len(bad)
         self.turns += len(turns) - len(bad.intersection(turns))
-        return rows, sorted(base + k for k in bad)
+        return cols, facts_cols, bad, sorted(base + k for k in bad)
 
     # --- the steps' checks and caches ---------------------------------------------------
 
     def _bad_nums(self, nums: list[Any]) -> list[int]:
-        """Rows whose numbers are not an object of the template's keys in its order."""
-        want = self.v_keys
-        if _BAD in nums or set(map(tuple, nums)) != {want}:
-            return [k for k, x in enumerate(nums) if x is _BAD or tuple(x) != want]
+        """Rows whose numbers are not an object of the template's keys (in any order:
+        each value is read by its key, so the order changes none of them; a row with
+        six keys that are not the template's is found when they are read)."""
+        size = len(self.v_keys)
+        if _BAD in nums or set(map(len, nums)) != {size}:
+            return [
+                k
+                for k, x in enumerate(nums)
+                if x is _BAD or len(x) != size or not self.v_set <= x.keys()
+            ]
         return []
 
     def _bad_segments(self, segs: list[Any]) -> list[int]:
@@ -481,6 +511,24 @@ class Scan:
         return flat_of((pos, verdict, errors, head, f, line))
 
 
+def _set(cols: list[Any], k: int, values: Sequence[Any]) -> None:
+    for col, x in zip(cols, values, strict=True):
+        col[k] = x
+
+
+def rows_of(cols: Sequence[Sequence[Any]], facts: Sequence[Sequence[Any]]) -> list[Any]:
+    """The flat rows (shape.flat_of) of columns, each with its report facts (or None)."""
+    packed = [None if f[0] is None else f for f in zip(*facts, strict=True)]
+    return [(*r[:3], p, *r[4:]) for r, p in zip(zip(*cols, strict=True), packed, strict=True)]
+
+
+def _stand_in(bad: set[int], n: int, *cols: list[Any]) -> list[list[Any]]:
+    """The columns with another row's value in place of each bad row's (so that the
+    passes over a column read values of the types they expect; bad rows are dropped)."""
+    ok = next(k for k in range(n) if k not in bad)
+    return [[x if k not in bad else col[ok] for k, x in enumerate(col)] for col in cols]
+
+
 def _no_facts_problem(head: dict[str, Any]) -> bool:
     """QuickPath's check of a row whose kind has no facts (a streamed attempt...)."""
     return bool(turn_types_problem(head, None) or field_problem(head, "attempt"))
@@ -511,12 +559,12 @@ def _bad_numbers(number: Any, elapsed: Any, retries: Any, cost: Any) -> list[int
 def _floats(col: Sequence[Any]) -> list[float]:
     """The report's value of each amount (NaN for null; a value no check passed, in a
     row that is then left to the index, reads NaN too)."""
-    if None not in col:
-        try:
-            return list(map(float, col))
-        except (TypeError, ValueError):
-            pass
-    return list(map(_float, col))
+    try:
+        if None in col:
+            return list(map(float, map(_NULL_NAN.get, col, col)))
+        return list(map(float, col))
+    except (TypeError, ValueError):
+        return list(map(_float, col))
 
 
 def _float(x: Any) -> float:
@@ -527,6 +575,8 @@ _V_GET = itemgetter("attempt", "simulated", "elapsed_ms", "retries", "usage", "c
 _THIRD = itemgetter(2)
 _VERDICT = itemgetter(3)
 _ERRORS = itemgetter(4)
+_NULL_NAN = {None: NAN}
+_NO_REPORT = (None, NAN, NAN, 0, 0, 0)  # a row the report reads from its line
 _TURN_KIND = object()  # the kind of a second turn's row before _turn_row makes it
 _KEPT = 1 << 13  # parts longer than this are not kept as cache keys
 
