@@ -561,7 +561,7 @@ def _floats(col: Sequence[Any]) -> list[float]:
     row that is then left to the index, reads NaN too)."""
     try:
         if None in col:
-            return list(map(float, map(_NULL_NAN.get, col, col)))
+            return list(map(float, map(_NULL_NAN.get, col, col)))  # type: ignore[arg-type]
         return list(map(float, col))
     except (TypeError, ValueError):
         return list(map(_float, col))
