@@ -427,3 +427,29 @@ def test_bulk_decodes_each_body_as_alone() -> None:
             assert bulk(bodies[k:j]) == alone[k:j]
     good = [b'"a":1', b'"n":{"m":{}}', b'"s":"}\\n,{"']
     assert bulk(good) == [orjson.loads(b"{" + b + b"}") for b in good]
+
+
+def streamed_turns(i: int) -> dict[str, Any]:
+    """A record whose head holds the stream arm and a run identity after the numbers,
+    with a second turn that has retries and usage of its own every other time."""
+    rec = normal(i)
+    rec["stream"] = False
+    rec["run_identity"] = f"ident-{i % 2}"
+    if i % 2:
+        turn = second_turn(passed=i % 4 == 1, retries=2)
+        turn["usage"] = {"input_tokens": 40 + i, "output_tokens": i % 5}
+        rec["second_turn"] = turn
+    return in_key_order(rec)
+
+
+@pytest.mark.parametrize("chunk", [4000, 30_000])
+def test_the_scan_reads_second_turns_as_fast_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    path = tmp_path / "h.jsonl"
+    lines = [header_line(), *(orjson.dumps(streamed_turns(i)) for i in range(160))]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    ix = scanned(path, chunk)
+    assert ix._scan is not None and ix._scan.turns > 40
+    assert state(ix) == plain_in(path, monkeypatch, chunk)
+    assert set(ix.facets["stream"].values) == {False}

@@ -33,9 +33,10 @@ from typing import Any
 
 import orjson
 
-from toolstand.history.fields import field_problem, turn_types_problem
+from toolstand.history.fields import field_problem, second_turn_problem, turn_types_problem
 from toolstand.history.quick import _NO_FACTS, NAN, HeadTemplate
 from toolstand.history.read import ERRORS, JUDGEMENT, SECOND, SECOND_NULL, TOOL_RESULTS
+from toolstand.history.report_rows import _second as second_facts
 from toolstand.history.report_rows import facts
 from toolstand.history.shape import (
     ATTEMPT,
@@ -45,7 +46,6 @@ from toolstand.history.shape import (
     NO_USER,
     PASS,
     LineShape,
-    flat_of,
 )
 
 _U32 = 1 << 32
@@ -141,6 +141,13 @@ class Scan:
                 self.sources.append(("none", NO_USER if k == "user" else None))
         # the tail of a line with a second turn: its row is _turn_row's
         self._turn: tuple[Any, ...] = (0, {}, (None,) * len(self.s_flat), PASS, (), None)
+        # a second turn's row: the head's part after the numbers (serial, decoded) by
+        # its bytes, and the kinds of its head alone
+        self._turn_parts: dict[bytes, Any] = {}
+        self._turn_kinds: dict[tuple[Any, ...], Any] = {}
+        # the flat columns _turn_row sets (the rest are the scan's): (index, key)
+        self.turn_seg = [(5 + i, k) for i, k in enumerate(FLAT_KEYS) if k in shape.keys]
+        self.turn_s = [(5 + i, k) for i, k in enumerate(FLAT_KEYS) if k in self.s_flat]
         self._first = 0  # the number of lines before the chunk being read
         self.rows = self.turns = 0  # rows the scan made, of them with a second turn
         self.ok = True
@@ -306,7 +313,7 @@ class Scan:
         re = list(retries) if None not in retries else [x or 0 for x in retries]
         ti = tin if None not in tin else [x or 0 for x in tin]
         to = tout if None not in tout else [x or 0 for x in tout]
-        facts_cols = [kinds, fl, co, re, ti, to]
+        facts_cols: list[Any] = [kinds, fl, co, re, ti, to]
         if _NO_FACTS in kinds:
             for k, kind in enumerate(kinds):
                 if kind is _NO_FACTS and k not in bad:
@@ -338,19 +345,21 @@ class Scan:
                 cols.append(list(repeat(what, n)))
         cols.append(list(repeat(None, n)))
         if turns:  # a second turn's rows are made one by one
-            cols = [c if type(c) is list else list(c) for c in cols]
+            cols = [x if type(x) is list else list(x) for x in cols]
             for k in turns:
-                row = None
+                got = None
                 if k not in bad:
-                    row = self._turn_row(
-                        data, heads[k], nums[k], starts[k], c[k], ends[k], first + k
-                    )
-                if row is None:
+                    got = self._turn_row(data, heads[k], nums[k], starts[k], c[k], ends[k],
+                                         [col[k] for col in facts_cols], reported[k])  # fmt: skip
+                if got is None:
                     bad.add(k)
                     continue
-                for col, x in zip(cols, row, strict=True):
-                    col[k] = x
-                _set(facts_cols, k, _NO_REPORT if row[3] is None else row[3])
+                cols[1][k], cols[2][k], sd, seg, f = got
+                for at, key in self.turn_seg:
+                    cols[at][k] = seg.get(key)
+                for at, key in self.turn_s:
+                    cols[at][k] = sd[key]
+                _set(facts_cols, k, f)
         self.rows += n - len(bad)
         self.turns += len(turns) - len(bad.intersection(turns))
         return cols, facts_cols, bad, sorted(base + k for k in bad)
@@ -463,23 +472,23 @@ class Scan:
 
     def _turn_row(
         self, data: bytes, head_entry: Any, nums: dict[str, Any], pos: int, c: int, nl: int,
-        line: int,
+        numbers: list[Any], reported: bool,
     ) -> tuple[Any, ...] | None:  # fmt: skip
-        """``_fast``'s flat row of a line with a second turn (or None: the index reads
-        it), its head's part before the numbers and the numbers read and checked."""
+        """(verdict, error codes, the head's part after the numbers, the segment, the
+        report's kind and numbers) that ``_fast`` reads of a line with a second turn, or
+        None (the index reads it): its head's part before the numbers and the numbers
+        already read and checked as QuickPath checks them, so that the report's facts
+        are those of the head alone (``_turn_kind``, once per kind) with the second
+        turn's outcome and counts put in, as ``report_rows.facts`` puts them."""
         ix = self.ix
         q = data.find(SECOND, c, nl)
-        sd = _one_object(data[c + 1 : q]) if q > 0 else None
-        if type(sd) is not dict or tuple(sd) != self.t.s_keys:
+        if q < 0:
             return None
-        if sd.get("transport_error") is not None:
-            return None
-        got = _second(data, q, nl)
+        part = self._turn_part(data[c:q])
+        got = _second(data, q, nl) if part is not None else None
         if got is None or data.startswith(JNULL, got[1]):
             return None
         st, v = got
-        head = head_entry[1] | nums
-        head.update(sd)
         e = data.find(ERRORS, v, nl)
         if e < 0:
             return None
@@ -504,11 +513,57 @@ class Scan:
         seg = _one_object(data[s + 1 : u])
         if type(seg) is not dict or len(seg) != self.shape.nkeys or "run_id" not in seg:
             return None
-        f = facts(head, st, j[1], True)
-        if f is None and (turn_types_problem(head, st) or field_problem(head, "attempt")):
-            return None
-        head.update(seg)
-        return flat_of((pos, verdict, errors, head, f, line))
+        key = (head_entry[0], part[0], j[1], bool(nums["simulated"]), reported)
+        kind = self._turn_kinds.get(key)
+        if kind is None:
+            kind = self._turn_kind(key, head_entry, nums, part[1], j[1])
+        f: Any = None
+        if kind is not _NO_FACTS and second_turn_problem(st) is None:
+            turn = second_facts(st)
+            if turn is not None:
+                outcome, (sret, sin, sout) = turn
+                _, el, co, re, ti, to = numbers
+                re, ti, to = re + sret, ti + sin, to + sout
+                if re < _U32 and ti < _U32 and to < _U32:
+                    f = ((*kind[:10], outcome, *kind[11:]), el, co, re, ti, to)
+        if f is None:
+            head = _head_of(head_entry, nums, part)
+            if turn_types_problem(head, st) or field_problem(head, "attempt"):
+                return None
+            f = _NO_REPORT
+        return verdict, errors, part[1], seg, f
+
+    def _turn_part(self, part: bytes) -> Any:
+        """(serial, decoded) of the head's part after the numbers of a line with a
+        second turn (the template's keys in order, a null transport error), or None."""
+        got = self._turn_parts.get(part, _BAD)
+        if got is not _BAD:
+            return got
+        if len(self._turn_parts) >= _LIMIT:
+            self._turn_parts.clear()
+            self._turn_kinds.clear()
+        sd = _one_object(part[1:])
+        got = None
+        if type(sd) is dict and tuple(sd) == self.t.s_keys and sd.get("transport_error") is None:
+            self._serial += 1
+            got = (self._serial, sd)
+        if len(part) <= _KEPT:
+            self._turn_parts[part] = got
+        return got
+
+    def _turn_kind(
+        self, key: tuple[Any, ...], head_entry: Any, nums: dict[str, Any],
+        sd: dict[str, Any], jfacts: str | None,
+    ) -> Any:  # fmt: skip
+        """The kind ``facts`` makes of the head alone (its second turn aside), or
+        _NO_FACTS; the second turn only adds reasons for no facts, its outcome and its
+        counts."""
+        f = facts(_head_of(head_entry, nums, (0, sd)), None, jfacts, True)
+        kind = _NO_FACTS if f is None else f[0]
+        if len(self._turn_kinds) >= _LIMIT:
+            self._turn_kinds.clear()
+        self._turn_kinds[key] = kind
+        return kind
 
 
 def _set(cols: list[Any], k: int, values: Sequence[Any]) -> None:
