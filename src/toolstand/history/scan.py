@@ -27,8 +27,8 @@ order, so every row is the one the line-by-line reading makes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain, repeat
-from operator import itemgetter
+from itertools import chain, compress, repeat
+from operator import itemgetter, sub
 from typing import Any
 
 import orjson
@@ -119,7 +119,7 @@ class Scan:
         # judgement, its errors and calls) -> (serial, the rest of the head decoded, its
         # flat values, verdict, error codes, judgement facts), _TURN (a second turn: read
         # line by line), or None
-        self._tails: dict[bytes, Any] = {}
+        self._tails: dict[bytes, Any] = {}  # (and b"": _TURN, see _rows)
         self._serial = 0
         # (head serial, tail serial, simulated, usage reported) -> kind or _NO_FACTS
         self._kinds: dict[tuple[Any, ...], Any] = {}
@@ -141,6 +141,7 @@ class Scan:
                 self.sources.append(("none", NO_USER if k == "user" else None))
         # the tail of a line with a second turn: its row is _turn_row's
         self._turn: tuple[Any, ...] = (0, {}, (None,) * len(self.s_flat), PASS, (), None)
+        self._tails[b""] = self._turn
         # a second turn's row: the head's part after the numbers (serial, decoded) by
         # its bytes, and the kinds of its head alone
         self._turn_parts: dict[bytes, Any] = {}
@@ -250,7 +251,15 @@ class Scan:
                 for col in (a, c, s, u, starts)
             )
         heads = list(map(self._heads.get, map(getitem, map(slice, starts, a)), repeat(_BAD)))
-        tails = list(map(self._tails.get, map(getitem, map(slice, c, s)), repeat(_BAD)))
+        cut = s
+        if max(map(sub, s, c)) > _SHORT:  # a second turn makes a long tail: none kept
+            cut = list(s)
+            startswith = data.startswith
+            for k in compress(range(n), map(_SHORT.__lt__, map(sub, s, c))):
+                q = find(SECOND, c[k], s[k])
+                if q > 0 and startswith(_SECOND_OPEN, q):
+                    cut[k] = c[k]  # no tail is empty: the empty one stands for _TURN
+        tails = list(map(self._tails.get, map(getitem, map(slice, c, cut)), repeat(_BAD)))
         if _BAD in heads:
             heads = [
                 x if x is not _BAD else self._learn_head(data[p:q])
@@ -420,6 +429,7 @@ class Scan:
         line with a second turn, None for anything else."""
         if len(self._tails) >= _LIMIT:
             self._tails.clear()
+            self._tails[b""] = self._turn
             self._kinds.clear()
         q = part.find(SECOND)
         if q > 0 and part.startswith(_SECOND_OPEN, q):
@@ -633,6 +643,7 @@ _ERRORS = itemgetter(4)
 _NULL_NAN = {None: NAN}
 _NO_REPORT = (None, NAN, NAN, 0, 0, 0)  # a row the report reads from its line
 _TURN_KIND = object()  # the kind of a second turn's row before _turn_row makes it
+_SHORT = 1536  # a tail longer than this may be a second turn's (looked at first)
 _KEPT = 1 << 13  # parts longer than this are not kept as cache keys
 
 
