@@ -292,3 +292,164 @@ def test_a_line_half_written_at_the_split_is_read_whole_once_its_writer_ends_it(
         fh.write(more[150:] + orjson.dumps(normal(501)) + b"\n")
     ix.update()
     assert state(ix) == state(built(path))
+
+
+# --- the scan (history/scan.py): a chunk's lines a column at a time -----------------------
+
+
+def scanned(path: Path, chunk: int) -> HistoryIndex:
+    """The index one process builds reading ``chunk`` bytes at a time (the scan reads
+    every chunk after the one the layout is learned in)."""
+    ix = HistoryIndex(path)
+    while ix.update(max_bytes=1 << 40, chunk=chunk):
+        pass
+    return ix
+
+
+def plain_in(path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int) -> dict[str, Any]:
+    """The index one process builds without the quick path, ``chunk`` bytes at a time
+    (a chunk's times are parsed together: chunks of the same size compare)."""
+    with monkeypatch.context() as m:
+        m.setattr(HistoryIndex, "_learn_template", lambda self, row: None)
+        ix = scanned(path, chunk)
+    assert ix._quick is None and ix._scan is None
+    return state(ix)
+
+
+@pytest.mark.parametrize("chunk", [2500, 9000, 40_000])
+def test_the_scan_gives_the_fast_paths_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    path = history(tmp_path / "h.jsonl")
+    ix = scanned(path, chunk)
+    scan = ix._scan
+    assert scan is not None and scan.rows > 60 and scan.turns > 5, "the scan was not taken"
+    assert state(ix) == plain_in(path, monkeypatch, chunk)
+
+
+def test_the_scan_in_two_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = history(tmp_path / "h.jsonl")
+    want = plain(path, monkeypatch)
+    monkeypatch.setattr(split, "cut_point", lambda p, size: line_starts(path)[150])
+    monkeypatch.setattr(split, "can_split", lambda ix, size: ix.end == 0 and ix.rows == 0)
+    real = HistoryIndex.update
+
+    def small(self: HistoryIndex, max_bytes: int = 1 << 62, chunk: int = 9000) -> int:
+        return real(self, max_bytes, min(chunk, 9000))
+
+    monkeypatch.setattr(HistoryIndex, "update", small)
+    ix = HistoryIndex(path)
+    ix.update()
+    assert ix._scan is not None and ix._scan.rows > 0
+    assert state(ix) == want
+
+
+def scan_lines() -> list[bytes]:
+    """Runs of lines the scan reads, with one line in each run that differs from the
+    others in one place the scan must notice (it then leaves the line to the index)."""
+    base = normal(0)
+    raw = orjson.dumps(base)
+    te = b'"transport_error":null'
+    lines = []
+    for i in range(40):
+        rec = normal(3 * i)  # no transport error, no second turn: the scan's own lines
+        lines.append(orjson.dumps(rec))
+    turn = normal(3)
+    odd = [
+        orjson.dumps(turn),  # a second turn
+        orjson.dumps({**turn, "second_turn": {**turn["second_turn"], "elapsed_ms": "x"}}),
+        orjson.dumps({**turn, "second_turn": {**turn["second_turn"], "usage": [1]}}),
+        raw.replace(b'"type":"attempt"', b'"type":"Attempt"', 1),
+        orjson.dumps(normal(2)),  # a transport error
+        raw.replace(b'"usage":{', b'"usage":{"second_turn":1,', 1),
+        raw.replace(b'"simulated":true', b'"simulated":{"a":1,"second_turn":2}', 1),
+        raw.replace(b'"attempt":1', b'"attempt":1.0', 1),
+        raw.replace(b'"retries":0', b'"retries":4294967296', 1),
+        raw.replace(b'"elapsed_ms":12.5', b'"elapsed_ms":1e400', 1),
+        raw.replace(b'"elapsed_ms":12.5', b'"elapsed_ms":4294967296', 1),
+        raw.replace(b'"elapsed_ms":12.5', b'"elapsed_ms":4294967296.5', 1),
+        raw.replace(b'"stream":false', b'"stream":0', 1),
+        raw.replace(b'"simulated":true', b'"simulated":1', 1),
+        raw.replace(
+            b'"simulated":true,"elapsed_ms":12.5', b'"elapsed_ms":12.5,"simulated":true', 1
+        ),
+        raw.replace(te, b'"transport_error":false', 1),
+        raw.replace(b',"run_id":', b',"run_id":7,"x":', 1),
+        raw.replace(b'"started_at":"', b'"started_at":"[', 1),
+        raw.replace(b'"category":', b'"category":"c","c2":', 1),
+        raw.replace(b'"run_id":"run-0"', b'"run_id":"run-\\u0030"', 1),
+        raw.replace(b'"run_id":"run-0"', b'"run_id":"run-\xff"', 1),
+        raw.replace(b',"errors":[]', b',"errors":[],"errors":[]', 1),
+        raw.replace(b'"verdict":"pass"', b'"verdict":"fail"', 1),
+        raw[:-1] + b"]",
+        b"",
+        b"}",
+    ]
+    out = []
+    for i, line in enumerate(odd):
+        out += lines[i % 7 : i % 7 + 9]
+        out.append(line)
+    return [header_line(), *out, *lines]
+
+
+def header_line() -> bytes:
+    return orjson.dumps(header(run_id="run-0"))
+
+
+@pytest.mark.parametrize("chunk", [3000, 20_000])
+def test_the_scan_leaves_each_odd_line_to_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(b"\n".join(scan_lines()) + b"\n")
+    ix = scanned(path, chunk)
+    assert ix._scan is not None and ix._scan.rows > 150
+    assert state(ix) == plain_in(path, monkeypatch, chunk)
+
+
+def test_bulk_decodes_each_body_as_alone() -> None:
+    from toolstand.history.scan import _BAD, bulk
+
+    bodies = [
+        b'"a":1',
+        b'"a":[{"b":1',  # an array left open would swallow the next bodies
+        b'"c":2}]',
+        b'"x":1},{"y":2',  # two objects in one body
+        b'"s":"}\\n,{"',
+        b'"u":"\xff"',
+        b'"n":{"m":{}}',
+        b"",
+    ]
+    alone = [bulk([b])[0] for b in bodies]
+    assert alone[1] is _BAD and alone[3] is _BAD and alone[5] is _BAD
+    for k in range(len(bodies)):
+        for j in range(k + 1, len(bodies) + 1):
+            assert bulk(bodies[k:j]) == alone[k:j]
+    good = [b'"a":1', b'"n":{"m":{}}', b'"s":"}\\n,{"']
+    assert bulk(good) == [orjson.loads(b"{" + b + b"}") for b in good]
+
+
+def streamed_turns(i: int) -> dict[str, Any]:
+    """A record whose head holds the stream arm and a run identity after the numbers,
+    with a second turn that has retries and usage of its own every other time."""
+    rec = normal(i)
+    rec["stream"] = False
+    rec["run_identity"] = f"ident-{i % 2}"
+    if i % 2:
+        turn = second_turn(passed=i % 4 == 1, retries=2)
+        turn["usage"] = {"input_tokens": 40 + i, "output_tokens": i % 5}
+        rec["second_turn"] = turn
+    return in_key_order(rec)
+
+
+@pytest.mark.parametrize("chunk", [4000, 30_000])
+def test_the_scan_reads_second_turns_as_fast_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    path = tmp_path / "h.jsonl"
+    lines = [header_line(), *(orjson.dumps(streamed_turns(i)) for i in range(160))]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    ix = scanned(path, chunk)
+    assert ix._scan is not None and ix._scan.turns > 40
+    assert state(ix) == plain_in(path, monkeypatch, chunk)
+    assert set(ix.facets["stream"].values) == {False}

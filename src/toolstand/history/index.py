@@ -73,6 +73,7 @@ from toolstand.history.report_rows import (
     record_facts,
     split_record,
 )
+from toolstand.history.scan import Scan, rows_of
 from toolstand.history.shape import (
     ARMS,
     ATTEMPT,
@@ -95,6 +96,7 @@ __all__ = ["Facet", "HistoryIndex"]
 # the categorical columns besides verdict and errors; stream, feedback and category are
 # the attempt's arms and its case's category (shape.ARMS)
 FACET_NAMES = ("run", "provider", "model", "case", "mode", "day", *ARMS)
+NAN = float("nan")
 _CACHE_LIMIT = 1 << 16  # error-list and timestamp caches: bounded, distinct values can be many
 
 ERRORS_LIST = b',"errors":['
@@ -131,6 +133,7 @@ class HistoryIndex:
         self.report = ReportRows()  # what the report counts of each row (report_rows.py)
         self._shape: LineShape | None = None
         self._quick: QuickPath | None = None  # quick.py: learned from the first fast row
+        self._scan: Scan | None = None  # scan.py: learned with it, reads the next chunks
         self._learn = True  # no template tried yet
         self._heads: set[tuple[str, ...]] = set()  # key sequences of heads already checked
         self._judgements: dict[bytes, tuple[int, str | None]] = {}
@@ -228,6 +231,9 @@ class HistoryIndex:
 
     def _lines(self, length: int) -> int:
         """_chunk's work: one row per attempt line of ``_buf[:length]``."""
+        if self._scan is not None:  # a column at a time (scan.py)
+            warned, odd = len(self.warnings), len(self.report.odd)
+            return self._flush(self._scan.chunk(length), warned, odd)
         buf = self._buf
         view = memoryview(buf)
         # one tuple per attempt: (offset in the chunk, verdict, error codes, summary
@@ -260,6 +266,22 @@ class HistoryIndex:
         finally:
             view.release()
         return self._flush(rows, warned, odd)
+
+    def _one(
+        self, buf: bytearray, view: memoryview, pos: int, nl: int, line: int
+    ) -> tuple[Any, ...] | None:
+        """The flat row of the line ``buf[pos:nl]`` (number ``line``) read as _lines reads
+        it once the layout is learned, or None (for a line the scan leaves)."""
+        self.lines = line
+        row: Sequence[Any] | None = None
+        if self._shape is not None and buf.startswith(ATTEMPT, pos):
+            if self._quick is not None:
+                row = self._quick.row(buf, view, pos, nl, line)
+            if row is None:
+                row = self._fast(buf, view, pos, nl)
+        if row is None and nl - pos > 1:
+            row = self._slow(bytes(buf[pos:nl]), pos)
+        return None if row is None else flat_of(row)
 
     def _fast(self, buf: bytearray, view: memoryview, pos: int, nl: int) -> Sequence[Any] | None:
         """The row of a line in the runner's layout (history.read's key order), or None.
@@ -344,6 +366,8 @@ class HistoryIndex:
         if not template.ok:
             return None
         self._quick = QuickPath(template, shape, self._judged, self._errors)
+        scan = Scan(template, shape, self)
+        self._scan = scan if scan.ok else None
         return self._quick.row
 
     def _head_ok(self, head: dict[str, Any]) -> bool:
@@ -509,11 +533,12 @@ class HistoryIndex:
 
     # --- columns -----------------------------------------------------------------------
 
-    def _flush(self, rows: list[tuple[Any, ...]], warned: int, odd: int) -> int:
-        """Turn a chunk's rows into column entries, and keep the odd lines and warnings
+    def _flush(self, rows: Any, warned: int, odd: int) -> int:
+        """Turn a chunk's rows (a list, or the scan's columns: scan.Scan.chunk) into
+        column entries, and keep the odd lines and warnings
         the chunk added since ``warned`` and ``odd`` in file order (they are found in two
         passes: each line's own, and the column checks of ``_valid_rows``)."""
-        added = self._columns(rows)
+        added = self._columns(rows) if type(rows) is list else self._put(*rows)
         if len(self.warnings) - warned > 1:
             self.warnings[warned:] = sorted(self.warnings[warned:], key=lambda w: w.line or 0)
         if len(self.report.odd) - odd > 1:
@@ -522,27 +547,45 @@ class HistoryIndex:
 
     def _columns(self, rows: list[tuple[Any, ...]]) -> int:
         """Turn a chunk's flat rows (shape.flat_of) into column entries: one transpose,
-        then C-level maps over the columns."""
+        then C-level maps over the columns (``_put``)."""
         if not rows:
             return 0
-        count = len(rows)
         cols = list(zip(*rows, strict=True))
+        blank = (None, NAN, NAN, 0, 0, 0)  # a row whose line the report reads itself
+        facts = list(zip(*[blank if f is None else f for f in cols[3]], strict=True))
+        return self._put(cols, facts, rows)
+
+    def _put(
+        self,
+        cols: Sequence[Sequence[Any]],
+        facts: Sequence[Sequence[Any]],
+        rows: list[tuple[Any, ...]] | None = None,
+    ) -> int:
+        """Turn a chunk's rows, a column each (the flat rows' columns, and the report's
+        kinds (None for a row it reads from its line) and numbers), into column
+        entries; ``rows`` are the same rows, if the caller has them."""
+        count = len(cols[0])
+        if not count:
+            return 0
         offs = cols[0]
         at = FLAT_AT
         text = [cols[at[key]] for key in TEXT_FIELDS]
         attempts = column("I", list(cols[at["attempt"]]), as_uint)
         if not _all_valid(text, attempts, cols[1]):
+            if rows is None:
+                rows = rows_of(cols, facts)
             return self._columns(self._valid_rows(rows))
         f = self.facets
         times, days = self._times(list(cols[at["started_at"]]))
         base = self.end
         report = self.report
-        facts = cols[3]
-        if None in facts:
-            for row in rows:
-                if row[3] is None:  # the report reads this line itself
-                    report.odd.append((row[4], base + row[0]))
-        report.extend(facts)
+        kinds = facts[0]
+        if None in kinds:
+            lines = cols[4]
+            for i, k in enumerate(kinds):
+                if k is None:  # the report reads this line itself
+                    report.odd.append((lines[i], base + offs[i]))
+        report.extend_columns(*facts)
         # every column first; ``rows`` last: a reader sees a row only once it is whole
         f["run"].extend(cols[at["run_id"]])
         f["provider"].extend(cols[at["provider"]])
@@ -558,7 +601,7 @@ class HistoryIndex:
         # the network time of the attempt's turns: the figure the report's p50/p95 use
         self.latency.extend(column("f", list(cols[at["elapsed_ms"]]), as_float))
         self.times.extend(times)
-        self.offsets.extend(base + o for o in offs)
+        self.offsets.extend(map(base.__add__, offs))
         first = self.rows
         self._users(first, count, cols[at["user"]], offs)
         self.rows = first + count

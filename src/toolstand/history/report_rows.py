@@ -410,25 +410,37 @@ class ReportRows:
         ]
 
     def extend(self, rows: Sequence[Facts | None]) -> None:
-        ids, kinds = self.ids, self.kinds
-        codes = []
-        for f in rows:
-            if f is None:
-                codes.append(ODD)
-                continue
-            code = ids.get(f[0])
-            if code is None:
-                code = ids[f[0]] = len(kinds)
-                kinds.append(f[0])
-            codes.append(code)
-        self.kind.extend(codes)
         if not rows:
             return
-        blank: Facts = ((), NAN, NAN, 0, 0, 0)
-        # one transpose at C speed: the five numeric columns of the chunk
-        _, elapsed, cost, retries, tin, tout = zip(
-            *[blank if f is None else f for f in rows], strict=True
-        )
+        blank: Facts = (None, NAN, NAN, 0, 0, 0)  # type: ignore[assignment]
+        # one transpose at C speed: the kinds and the five numeric columns of the chunk
+        self.extend_columns(*zip(*[blank if f is None else f for f in rows], strict=True))
+
+    def extend_columns(
+        self,
+        kinds: Sequence[Any],
+        elapsed: Sequence[float],
+        cost: Sequence[float],
+        retries: Sequence[int],
+        tin: Sequence[int],
+        tout: Sequence[int],
+    ) -> None:
+        """The rows of a chunk, a column each: a kind (None: ODD, its numbers blank:
+        NaN, NaN, 0, 0, 0) and the five numbers."""
+        ids, kinds_seen = self.ids, self.kinds
+        codes: list[Any] = list(map(ids.get, kinds))
+        if None in codes:  # ODD rows and kinds not seen yet, numbered in row order
+            for i, (k, code) in enumerate(zip(kinds, codes, strict=True)):
+                if code is None:
+                    if k is None:
+                        codes[i] = ODD
+                        continue
+                    code = ids.get(k)
+                    if code is None:
+                        code = ids[k] = len(kinds_seen)
+                        kinds_seen.append(k)
+                    codes[i] = code
+        self.kind.extend(codes)
         self.elapsed.extend(elapsed)
         self.cost.extend(cost)
         self.retries.extend(retries)
