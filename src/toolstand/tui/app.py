@@ -35,6 +35,7 @@ from toolstand.tui.model.project import Project, load_project
 from toolstand.tui.model.verdicts import Verdicts, last_verdicts
 from toolstand.tui.registry import SCREENS, factory
 from toolstand.tui.shell import ToolstandShell
+from toolstand.tui.startup import release_collector
 from toolstand.util.printable import visible
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
@@ -158,6 +159,8 @@ class ToolstandApp(ToolstandShell):
     async def on_mount(self) -> None:
         self._load_verdicts()
         await self.switch_mode(self.start_mode)
+        # the collector the package's import held (tui/startup.py), once the screen is drawn
+        self.call_after_refresh(release_collector)
         # after the first screen is drawn: the imports would compete with it for the GIL
         self.call_after_refresh(self._warm_up)
         # after the first frame: switch_mode holds drawing back for 50 ms (delay_update),
@@ -406,6 +409,9 @@ def run_app(
     except ValueError as exc:
         print(f"error: {KEYMAP_ENV}={exc}", file=sys.stderr)
         return 2
-    app = make_app(config, cases, tools, keymap=keymap, history=history)
-    result = app.run()
+    try:
+        app = make_app(config, cases, tools, keymap=keymap, history=history)
+        result = app.run()
+    finally:  # an app that never drew a frame did not release it
+        release_collector()
     return result if isinstance(result, int) else 0
