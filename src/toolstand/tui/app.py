@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import orjson
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.color import Color, ColorParseError
@@ -34,6 +34,7 @@ from toolstand.tui.messages import OpenCase, PromoteToCase, RunCase
 from toolstand.tui.model.project import Project, load_project
 from toolstand.tui.model.verdicts import Verdicts, last_verdicts
 from toolstand.tui.registry import SCREENS, factory
+from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.shell import ToolstandShell
 from toolstand.tui.startup import release_collector
 from toolstand.util.printable import visible
@@ -167,8 +168,20 @@ class ToolstandApp(ToolstandShell):
         # and a build started before it ends would hold the first paint back with it
         self.set_timer(FIRST_FRAME_S, self._build_modes)
 
+    async def on_event(self, event: events.Event) -> None:
+        # a key or a click first waits for what the screen builds after its first frame
+        # (the Cases screen's form): it then reaches the widgets it would have
+        if isinstance(event, events.InputEvent) and not event.is_forwarded:
+            screen = self.screen
+            if isinstance(screen, ToolstandScreen):
+                await screen.ready_for_input()
+        await super().on_event(event)
+
     @work(group="build-modes", exit_on_error=False)
     async def _build_modes(self) -> None:
+        screen = self.screen
+        if isinstance(screen, ToolstandScreen):  # what it builds after its first frame first
+            await screen.built_after_first_frame()
         # one screen at a time, each in the app's own handler: a key pressed meanwhile
         # waits for that one build only, and then reaches the screen it was pressed on
         for mode in self.BUILT_AHEAD:
