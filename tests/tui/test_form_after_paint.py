@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -55,6 +56,10 @@ async def listed(pilot: Pilot[Any]) -> CasesScreen:
 
 def form_of(screen: CasesScreen) -> CaseForm:
     return screen.query_one(CaseForm)
+
+
+def checked(form: CaseForm) -> bool:
+    return form.draft is not None
 
 
 def shown_id(app: ToolstandApp) -> str:
@@ -175,7 +180,7 @@ async def test_the_form_built_late_draws_the_screen_the_form_built_at_once_does(
             screen = await listed(pilot)
             form = form_of(screen)
             await form.build()
-            await shown(pilot, lambda form=form: form.draft is not None)
+            await shown(pilot, partial(checked, form))
             await pilot.pause()
             shots.append(app.export_screenshot())
     assert shots[0] == shots[1]

@@ -182,6 +182,8 @@ class ToolstandApp(ToolstandShell):
         screen = self.screen
         if isinstance(screen, ToolstandScreen):  # what it builds after its first frame first
             await screen.built_after_first_frame()
+            # and drawn: each build below holds drawing back (batch_update) until it ends
+            await screen.wait_for_refresh()
         # one screen at a time, each in the app's own handler: a key pressed meanwhile
         # waits for that one build only, and then reaches the screen it was pressed on
         for mode in self.BUILT_AHEAD:
