@@ -21,6 +21,7 @@ from tests.support.tui import settle
 from tests.support.tui_history import TODAY
 from toolstand.tui.app import ToolstandApp, make_app
 from toolstand.tui.screens import history as history_screen
+from toolstand.tui.widgets.case_form import CaseForm
 
 ROOT = Path(__file__).resolve().parents[2]
 # settle lives in tests/support/tui.py; kept importable from here for the shared repro
@@ -62,6 +63,14 @@ def built_on_first_visit(monkeypatch: pytest.MonkeyPatch) -> None:
     app would pay for three screens it may never show. test_screen_lifecycle.py builds
     them ahead, as the app does."""
     monkeypatch.setattr(ToolstandApp, "BUILT_AHEAD", ())
+
+
+@pytest.fixture(autouse=True)
+def form_built_with_its_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Cases screen's form is composed with the screen, not after its first frame:
+    a test reads and fills it as soon as the screen is up. test_form_after_paint.py
+    builds it after the first frame, as the app does."""
+    monkeypatch.setattr(CaseForm, "BUILT_LATER", False)
 
 
 @pytest.fixture

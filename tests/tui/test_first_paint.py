@@ -101,3 +101,37 @@ async def test_a_runs_folder_with_no_verdicts_does_not_re_list_the_cases(
         await pilot.pause()
         assert app.verdicts_version == 0
         assert app.screen.query_one("#case-table", DataTable).row_count
+
+
+COLLECTOR_PROBE = """
+import asyncio, gc, json
+from pathlib import Path
+from toolstand.tui.app import ToolstandApp, make_app
+
+ToolstandApp.BUILT_AHEAD = ()  # run_test would tear a screen down mid-build
+held_at_import = not gc.isenabled()
+
+
+async def main() -> None:
+    app = make_app(root=Path({root!r}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        held_at_mount = not gc.isenabled()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.query_one("#case-table").row_count
+        print(json.dumps([held_at_import, held_at_mount, gc.isenabled()]))
+
+
+asyncio.run(main())
+"""
+
+
+def test_the_collector_waits_through_the_start_and_runs_once_the_screen_is_drawn(
+    project: Path,
+) -> None:
+    # the start's collections walk its 110k objects again and again (tui/startup.py);
+    # a collector left off would let every cycle of a long session pile up
+    code = COLLECTOR_PROBE.format(root=str(project))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert orjson.loads(done.stdout) == [True, True, True]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import orjson
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.color import Color, ColorParseError
@@ -34,7 +34,9 @@ from toolstand.tui.messages import OpenCase, PromoteToCase, RunCase
 from toolstand.tui.model.project import Project, load_project
 from toolstand.tui.model.verdicts import Verdicts, last_verdicts
 from toolstand.tui.registry import SCREENS, factory
+from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.shell import ToolstandShell
+from toolstand.tui.startup import release_collector
 from toolstand.util.printable import visible
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
@@ -158,14 +160,30 @@ class ToolstandApp(ToolstandShell):
     async def on_mount(self) -> None:
         self._load_verdicts()
         await self.switch_mode(self.start_mode)
+        # the collector the package's import held (tui/startup.py), once the screen is drawn
+        self.call_after_refresh(release_collector)
         # after the first screen is drawn: the imports would compete with it for the GIL
         self.call_after_refresh(self._warm_up)
         # after the first frame: switch_mode holds drawing back for 50 ms (delay_update),
         # and a build started before it ends would hold the first paint back with it
         self.set_timer(FIRST_FRAME_S, self._build_modes)
 
+    async def on_event(self, event: events.Event) -> None:
+        # a key or a click first waits for what the screen builds after its first frame
+        # (the Cases screen's form): it then reaches the widgets it would have
+        if isinstance(event, events.InputEvent) and not event.is_forwarded:
+            screen = self.screen
+            if isinstance(screen, ToolstandScreen):
+                await screen.ready_for_input()
+        await super().on_event(event)
+
     @work(group="build-modes", exit_on_error=False)
     async def _build_modes(self) -> None:
+        screen = self.screen
+        if isinstance(screen, ToolstandScreen):  # what it builds after its first frame first
+            await screen.built_after_first_frame()
+            # and drawn: each build below holds drawing back (batch_update) until it ends
+            await screen.wait_for_refresh()
         # one screen at a time, each in the app's own handler: a key pressed meanwhile
         # waits for that one build only, and then reaches the screen it was pressed on
         for mode in self.BUILT_AHEAD:
@@ -406,6 +424,9 @@ def run_app(
     except ValueError as exc:
         print(f"error: {KEYMAP_ENV}={exc}", file=sys.stderr)
         return 2
-    app = make_app(config, cases, tools, keymap=keymap, history=history)
-    result = app.run()
+    try:
+        app = make_app(config, cases, tools, keymap=keymap, history=history)
+        result = app.run()
+    finally:  # an app that never drew a frame did not release it
+        release_collector()
     return result if isinstance(result, int) else 0

@@ -69,6 +69,14 @@ class ToolstandScreen(Screen[None]):
         super()._on_screen_resume(event)
         self._styled_under = inputs
 
+    async def ready_for_input(self) -> None:
+        """Finish what the screen builds after its first frame (the app waits on it
+        before it hands the screen a key or a click); nothing by default."""
+
+    async def built_after_first_frame(self) -> None:
+        """Until what the screen builds after its first frame is built, on its own
+        schedule (``ready_for_input`` builds it now); at once by default."""
+
     def palette_commands(self) -> Iterator[PaletteCommand]:
         """Commands beyond the screen's bindings, for the command palette."""
         return iter(())

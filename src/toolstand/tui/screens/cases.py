@@ -173,6 +173,14 @@ class CasesScreen(CaseListing):
         if table.current_line is not None:
             self._open_line(table.current_line)
 
+    async def ready_for_input(self) -> None:
+        # the form is built after the first frame (widgets/case_form.py): a key pressed
+        # before that builds it now and then goes where it would have
+        await self.query_one(CaseForm).build()
+
+    async def built_after_first_frame(self) -> None:
+        await self.query_one(CaseForm).wait_built()
+
     def _verdicts_changed(self) -> None:
         self.stale = not self.is_current
         if not self.stale:

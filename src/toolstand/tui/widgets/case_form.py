@@ -2,20 +2,29 @@
 
 The form only shows a draft: ``draft.check_draft`` builds the case line and says what is
 wrong, field by field, on every change; the Cases screen decides what to do with it.
+
+Its hundred-odd widgets are built after the Cases screen's first frame (``build``, by
+the ``case-form`` worker FORM_AFTER_S after that frame): composed with the screen,
+they and the first case's check were a third of the CPU time to that frame, the case list
+waiting behind them. A case loaded before (``load``, ``rebase``) is shown as it is built;
+the app holds every key and click until the form is built (``ToolstandApp.on_event``), so
+a key pressed at once does what it does on the finished screen, only later.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static, TextArea
+from textual.worker import Worker
 
 from toolstand.attempt.executor import canned_results
 from toolstand.spec.cases import CATEGORIES, CaseFile
@@ -27,6 +36,7 @@ KINDS = [("tool_call: the model must call", "tool_call"), ("text: answer or ask"
          ("refusal", "refusal")]  # fmt: skip
 MUST_NOT_CALL = [("not set", "unset"), ("true: no call at all", "all"), ("these tools:", "tools")]
 ORDERS = [("order: any", "any"), ("order: strict", "strict")]
+FORM_AFTER_S = 0.25  # the form is built this long after the screen's first frame
 FIELDS = (
     "id", "category", "prompt", "active_tools", "kind", "tool", "arguments", "calls",
     "must_not_call", "contains_any", "followup", "tool_results", "followup_must_not_call",
@@ -58,6 +68,10 @@ def _area(id: str, classes: str = "", json: bool = False) -> TextArea:
 class CaseForm(VerticalScroll):
     """Shows FormValues; posts DraftChanged with the checked draft after every edit."""
 
+    # built after the first frame (see the module's docstring); the tests' conftest sets
+    # it False so that a test reads the form as soon as the screen is up, as before
+    BUILT_LATER: ClassVar[bool] = True
+
     @dataclass
     class DraftChanged(Message):
         draft: Draft
@@ -72,8 +86,54 @@ class CaseForm(VerticalScroll):
         self.draft: Draft | None = None
         self._kind = "text"  # the kind shown, to tell the user's switch from a load
         self._canned = canned_results(contract.tools)
+        self._composing = not self.BUILT_LATER  # compose() yields the fields (``build``)
+        self._fields = self._composing  # they are mounted
+        self._built = asyncio.Event()  # the fields exist and show what was loaded
+        self._pending: tuple[FormValues, CaseFile, int | None, dict[str, Any] | None] | None
+        self._pending = None  # what ``load`` was asked to show before the fields existed
+        self._later: Worker[None] | None = None  # the worker that will build them
+
+    @property
+    def built(self) -> bool:
+        return self._built.is_set()
+
+    def on_mount(self) -> None:
+        if self._fields:
+            self._built.set()
+        else:
+            self._later = self._build_later()
+
+    @work(group="case-form")
+    async def _build_later(self) -> None:
+        await self.screen.wait_for_refresh()  # the first frame, drawn without the fields
+        await asyncio.sleep(FORM_AFTER_S)
+        self._later = None
+        await self.build()
+
+    async def wait_built(self) -> None:
+        """Until the fields are built (by the worker or a ``build`` call)."""
+        await self._built.wait()
+
+    async def build(self) -> None:
+        """Compose the fields and show what was loaded meanwhile; once (a second call
+        waits for the first)."""
+        if self._composing:
+            await self._built.wait()
+            return
+        self._composing = True
+        if self._later is not None:  # built sooner (a key): the worker has nothing to do
+            self._later.cancel()
+            self._later = None
+        await self.recompose()
+        self._fields = True
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self.load(*pending)
+        self._built.set()
 
     def compose(self) -> ComposeResult:
+        if not self._composing:  # see the module's docstring
+            return
         tools = [(t.name, t.name) for t in self.contract.tools]
         yield _field("id", "id", Input(id="f-id", compact=True))
         yield _field(
@@ -161,6 +221,9 @@ class CaseForm(VerticalScroll):
     ) -> None:
         """Show a case (or a new draft) and check it against the file it will go to."""
         self.casefile, self.own_line, self.original = casefile, own_line, original
+        if not self._fields:
+            self._pending = (values, casefile, own_line, original)
+            return
         self._carried = (values.carried, values.carried_expect)  # no field shows these
         q = self.query_one
         q("#f-id", Input).value = values.id
@@ -205,6 +268,8 @@ class CaseForm(VerticalScroll):
         """Compare the draft with a new saved version (after a save or reload), keeping
         every widget as it is, cursors included."""
         self.casefile, self.own_line, self.original = casefile, own_line, original
+        if self._pending is not None:
+            self._pending = (self._pending[0], casefile, own_line, original)
         self.recheck()
 
     def _select_many(self, selector: str, names: list[str]) -> None:
@@ -257,7 +322,7 @@ class CaseForm(VerticalScroll):
     # --- checking as you type ----------------------------------------------------------
 
     def recheck(self, values: FormValues | None = None) -> None:
-        if self.casefile is None:
+        if self.casefile is None or not self._fields:
             return
         v = values or self.values()
         self._arrange(v)
