@@ -27,7 +27,7 @@ from __future__ import annotations
 import gc
 import os
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, tzinfo
 from operator import add
 from typing import Any
@@ -47,7 +47,9 @@ from toolstand.history.columns import (
     column,
 )
 from toolstand.history.fields import (
+    ARM_TYPES,
     TEXT_FIELDS,
+    arms_problem,
     attempt_problem,
     field_problem,
     header_problem,
@@ -531,7 +533,8 @@ class HistoryIndex:
         at = FLAT_AT
         text = [cols[at[key]] for key in TEXT_FIELDS]
         attempts = column("I", list(cols[at["attempt"]]), as_uint)
-        if not _all_valid(text, attempts, cols[1]):
+        arms = {key: cols[at[key]] for key in ARMS}
+        if not _all_valid(text, attempts, cols[1], arms):
             return self._columns(self._valid_rows(rows))
         f = self.facets
         times, days = self._times(list(cols[at["started_at"]]))
@@ -551,7 +554,7 @@ class HistoryIndex:
         f["mode"].extend(cols[at["mode"]])
         f["day"].extend(days)
         for key in ARMS:  # absent from a record: None, a facet value like any other
-            f[key].extend(cols[at[key]])
+            f[key].extend(arms[key])
         self.verdict.codes.extend(cols[1])
         self.errors.extend(cols[2])
         self.attempt.extend(attempts)
@@ -646,13 +649,19 @@ class HistoryIndex:
 
 
 def _all_valid(
-    text: Iterable[Sequence[Any]], attempts: array[int], verdicts: Sequence[int]
+    text: Iterable[Sequence[Any]],
+    attempts: array[int],
+    verdicts: Sequence[int],
+    arms: Mapping[str, Sequence[Any]],
 ) -> bool:
     """Whether every row of a chunk holds what attempt_problem asks for, tested column by
-    column at C speed (a row without a judgement or a transport error is UNJUDGED)."""
+    column at C speed (a row without a judgement or a transport error is UNJUDGED; an
+    arm of another type, an object or a list say, is no facet value: fields.arms_problem)."""
     if UNJUDGED in verdicts or (attempts and min(attempts) == 0):
         return False
-    return all(set(map(type, values)) <= {str} for values in text)
+    if not all(set(map(type, values)) <= {str} for values in text):
+        return False
+    return all(set(map(type, values)) <= set(ARM_TYPES[k]) for k, values in arms.items())
 
 
 def _row_problem(row: tuple[Any, ...]) -> str | None:
@@ -665,4 +674,6 @@ def _row_problem(row: tuple[Any, ...]) -> str | None:
         problem = field_problem(fields, key)
         if problem is not None:
             return problem
-    return outcome_problem(None, None) if row[1] == UNJUDGED else None
+    if row[1] == UNJUDGED:
+        return outcome_problem(None, None)
+    return arms_problem({k: row[FLAT_AT[k]] for k in ARMS})
