@@ -29,7 +29,8 @@ import os
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, tzinfo
-from operator import add
+from itertools import repeat
+from operator import add, floordiv, truediv
 from typing import Any
 
 import orjson
@@ -38,10 +39,12 @@ import toolstand.history.read as history_read
 from toolstand.history import split
 from toolstand.history.columns import (
     MINUTE,
-    SECONDS,
-    ZONE,
+    TAIL,
+    US,
+    Days,
     Facet,
     Minutes,
+    Tails,
     as_float,
     as_uint,
     column,
@@ -137,7 +140,7 @@ class HistoryIndex:
         self._heads: set[tuple[str, ...]] = set()  # key sequences of heads already checked
         self._judgements: dict[bytes, tuple[int, str | None]] = {}
         self._err_cache: dict[bytes, tuple[str, ...]] = {}
-        self._minutes = Minutes(tz)
+        self._minutes, self._tails, self._days = Minutes(), Tails(), Days(tz)
         self._buf = bytearray(1 << 22)
 
     # --- reading -----------------------------------------------------------------------
@@ -607,20 +610,21 @@ class HistoryIndex:
                 break
 
     def _times(self, stamps: list[Any]) -> tuple[list[float], list[date | None]]:
-        """Epoch seconds and local day of ISO-8601 stamps, parsed once per minute: the
-        minute's epoch comes from a cache, the seconds are added column-wise."""
+        """Epoch seconds and local day of ISO-8601 stamps, each part parsed once: a
+        stamp's minute and the rest of it (seconds, fraction, zone) come from caches in
+        whole microseconds, added and divided column-wise (the value _one_time gives)."""
+        minutes, tails, days = caches = (self._minutes, self._tails, self._days)
+        for cache in caches:
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
         try:
-            keys = list(map(add, map(MINUTE, stamps), map(ZONE, stamps)))
-            secs = list(map(float, map(SECONDS, stamps)))
+            at = map(minutes.__getitem__, map(MINUTE, stamps))
+            us = list(map(add, at, map(tails.__getitem__, map(TAIL, stamps))))
         except (TypeError, ValueError):  # a stamp missing or not ISO-8601: one by one
             pairs = [self._one_time(x) for x in stamps]
             return [p[0] for p in pairs], [p[1] for p in pairs]
-        minutes = self._minutes
-        if len(minutes) > _CACHE_LIMIT:
-            minutes.clear()
-            minutes.day.clear()
-        times = list(map(add, map(minutes.__getitem__, keys), secs))
-        return times, list(map(minutes.day.__getitem__, keys))
+        times = list(map(truediv, us, repeat(US)))
+        return times, list(map(days.__getitem__, map(floordiv, us, repeat(60 * US))))
 
     def _one_time(self, s: Any) -> tuple[float, date | None]:
         try:
