@@ -6,6 +6,8 @@ anywhere, hostile lines included."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -453,3 +455,43 @@ def test_the_scan_reads_second_turns_as_fast_does(
     assert ix._scan is not None and ix._scan.turns > 40
     assert state(ix) == plain_in(path, monkeypatch, chunk)
     assert set(ix.facets["stream"].values) == {False}
+
+
+# what the runner writes (attempt.plan: milliseconds, +00:00; its header: seconds), and
+# other ISO-8601 forms: a fraction or none, Z, another zone, no zone (read as UTC)
+STAMPS = (
+    "2026-11-29T19:56:05.123+00:00",
+    "2026-11-29T19:56:05+00:00",
+    "2026-11-29T19:56:05.999+00:00",
+    "2026-11-29T19:56:05Z",
+    "2026-11-29T19:56:05.5Z",
+    "2026-11-29T19:56:05.123456",
+    "2026-11-29T19:56:05",
+    "2026-11-29T23:59:59.999-05:30",
+    "2026-11-30T00:00:00.25+05:45",
+    "2026-11-29 19:56:05.1+01:00",
+)
+
+
+def _stamped(path: Path, stamps: Sequence[str]) -> HistoryIndex:
+    lines = [orjson.dumps(header(run_id="run-0"))]
+    for i, stamp in enumerate(stamps):
+        rec = normal(i)
+        rec["started_at"] = stamp
+        lines.append(orjson.dumps(rec))
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return built(path)
+
+
+def test_a_stamps_time_is_its_own_whatever_its_neighbours(tmp_path: Path) -> None:
+    alone = _stamped(tmp_path / "alone.jsonl", STAMPS)
+    beside = _stamped(tmp_path / "beside.jsonl", [*STAMPS[:3], "not a time", *STAMPS[3:]])
+    assert alone.rows == len(STAMPS) and beside.rows == len(STAMPS) + 1
+    assert beside.times[3] != beside.times[3]  # NaN: the stamp that is no time
+    rows = [*range(3), *range(4, len(STAMPS) + 1)]
+    for i, stamp in enumerate(STAMPS):
+        dt = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        want = (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
+        day = datetime.fromtimestamp(want, alone.tz).date()
+        assert (alone.times[i], alone.value("day", i)) == (want, day), stamp
+        assert (beside.times[rows[i]], beside.value("day", rows[i])) == (want, day), stamp

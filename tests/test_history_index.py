@@ -138,7 +138,7 @@ def test_summary_columns(history: tuple[Path, list[int]]) -> None:
     )
     assert ix.errors_of(bad) == ("invalid_arguments.pattern", "argument_mismatch")
     t = ix.local_time(0)
-    assert t is not None and t.isoformat() == "2026-11-27T11:00:01+00:00"
+    assert t is not None and t.isoformat() == "2026-11-27T11:00:01.123000+00:00"
     assert ix.value("day", 0) == date(2026, 11, 27) and ix.value("day", 35) == date(2026, 11, 28)
 
 

@@ -6,12 +6,15 @@ index and the TUI's attempt detail."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
-from tests.support.readers import every_reader
+from tests.support.readers import every_reader, report_paths
 from tests.support.records import (
     attempt,
     err,
@@ -21,6 +24,8 @@ from tests.support.records import (
     write_jsonl,
 )
 from toolstand.history import in_key_order, read_record
+from toolstand.history.index import HistoryIndex
+from toolstand.history.quick import QuickPath
 from toolstand.reporting.compare import load_report
 from toolstand.reporting.formats import render_table
 from toolstand.reporting.metrics import compute_files
@@ -123,3 +128,101 @@ def test_the_tui_detail_refuses_a_record_it_cannot_show(tmp_path: Path) -> None:
     offset += len(path.read_bytes().split(b"\n")[1]) + 1
     with pytest.raises(ValueError, match=r"judgement\.errors holds an item that is not an object"):
         read_record(str(path), offset)
+
+
+# the fields a History facet holds (index.FACET_NAMES): an object or a list there is no
+# value to filter by, so the line is skipped and named like any other field problem
+NAMES = ("run_id", "provider", "model", "case_id", "mode", "feedback", "category")
+FACET_FIELDS = {**dict.fromkeys(NAMES, "a string"), "stream": "true or false"}
+HOSTILE = {"object": {"a": [1]}, "array": [1, {"b": 2}]}
+
+
+def _facet_history(tmp_path: Path, key: str, kind: str) -> Path:
+    odd = attempt("b") | {"stream": False, "feedback": "hint"}
+    odd[key] = HOSTILE[kind]
+    return _history(tmp_path, odd)
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+@pytest.mark.parametrize("key", sorted(FACET_FIELDS))
+def test_a_facet_field_that_is_an_object_or_a_list_is_skipped_by_every_reader(
+    tmp_path: Path, key: str, kind: str
+) -> None:
+    path = _facet_history(tmp_path, key, kind)
+    want = f"{path}:3: attempt skipped: field {key} is an {kind}, not {FACET_FIELDS[key]}"
+    seen = every_reader(path, tmp_path)
+    for reader in ("report", "compare", "index"):
+        assert want in seen[reader], reader
+    assert f"warning: {want}; kept as is" in seen["rejudge"]
+    for name, (_, warned) in report_paths(path).items():  # the line, cold and sidecar ways
+        assert want in warned, name
+    report = compute_files([path], index=True)
+    assert sum(g.attempted for g in report.groups) == 3
+    out = subprocess.run(
+        [sys.executable, "-m", "toolstand", "report", str(path)], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert f"warning: {want}" in out.stderr.splitlines()
+
+
+def _spy(m: pytest.MonkeyPatch, owner: type, name: str, read: set[int]) -> None:
+    """Note the line of each row ``owner.name`` gives."""
+    way = getattr(owner, name)
+
+    def spy(self: Any, *a: Any) -> Any:
+        row = way(self, *a)
+        if row is not None:
+            read.add(row[5])
+        return row
+
+    m.setattr(owner, name, spy)
+
+
+def _index_by(
+    path: Path, way: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[HistoryIndex, set[int]]:
+    """The index of ``path`` built the ``way`` given (quick, fast or slow) and the lines
+    that way read."""
+    read: set[int] = set()
+    with monkeypatch.context() as m:
+        if way == "slow":
+            m.setattr(HistoryIndex, "_fast", lambda *a: None)
+            m.setattr(HistoryIndex, "_learn_template", lambda self, row: None)
+            slow = HistoryIndex._slow
+
+            def spy_slow(self: HistoryIndex, line: bytes, pos: int) -> Any:
+                row = slow(self, line, pos)
+                read.add(self.lines)
+                return row
+
+            m.setattr(HistoryIndex, "_slow", spy_slow)
+        elif way == "fast":
+            m.setattr(HistoryIndex, "_learn_template", lambda self, row: None)
+            _spy(m, HistoryIndex, "_fast", read)
+        else:
+            _spy(m, QuickPath, "row", read)
+        ix = HistoryIndex(path)
+        ix.update()
+    return ix, read
+
+
+@pytest.mark.parametrize("way", ["quick", "fast", "slow"])
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+@pytest.mark.parametrize("key", ["category", "stream", "feedback", "run_id"])
+def test_every_way_of_the_index_skips_a_facet_field_of_the_wrong_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, kind: str, way: str
+) -> None:
+    # line 2 teaches the index its layout, line 3 the quick path its template: line 5
+    # is read the way asked for
+    recs = [header(), *(attempt("a", n) | {"stream": False} for n in (1, 2, 3, 4))]
+    odd = recs[4] | {key: HOSTILE[kind]}
+    lines = [orjson.dumps(in_key_order(r)) for r in (*recs[:4], odd, recs[4])]
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    ix, read = _index_by(path, way, monkeypatch)
+    want = f"field {key} is an {kind}, not {FACET_FIELDS[key]}"
+    assert [(w.line, w.message) for w in ix.warnings] == [(5, f"attempt skipped: {want}")]
+    if key != "feedback":  # a feedback of the wrong type sends the line the slow way
+        assert 5 in read, f"the {way} way did not read the line"
+    assert ix.rows == 4 and ix.value("category", 3) == "positive"
+    assert (5, sum(len(x) + 1 for x in lines[:4])) in ix.report.odd  # the report reads it

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable
-from datetime import date, datetime, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from operator import itemgetter
 from typing import Any
 
@@ -30,31 +30,49 @@ class _Codes(dict[Any, int]):
 
 
 MINUTE = itemgetter(slice(0, 16))  # 2026-11-29T19:56
-SECONDS = itemgetter(slice(17, 19))
-ZONE = itemgetter(slice(-6, None))  # +00:00 (or the end of a stamp without one)
+TAIL = itemgetter(slice(16, None))  # :05.123+00:00 (or :05, :05Z, :05.5-03:30...)
+US = 1_000_000
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_US = timedelta(microseconds=1)
 
 
-class Minutes(dict[str, float]):
-    """A minute ("YYYY-MM-DDTHH:MM" + the stamp's last six characters) -> its epoch
-    seconds; ``day`` holds its local date. Each minute is parsed once."""
+class Minutes(dict[str, int]):
+    """A minute ("YYYY-MM-DDTHH:MM", no zone) -> its epoch microseconds read as UTC. Each
+    minute is parsed once; one that is not ISO-8601 raises ValueError."""
+
+    def __missing__(self, key: str) -> int:
+        dt = datetime.fromisoformat(key + ":00")
+        if dt.tzinfo is not None or len(key) != 16:
+            raise ValueError(key)
+        us = self[key] = (dt.replace(tzinfo=UTC) - _EPOCH) // _US
+        return us
+
+
+class Tails(dict[str, int]):
+    """The rest of a stamp after its minute (":SS", a fraction, a zone) -> the
+    microseconds it adds to the minute read as UTC (its seconds less its zone's offset),
+    parsed as datetime.fromisoformat parses the whole stamp; ValueError when it is none."""
+
+    def __missing__(self, key: str) -> int:
+        if key[:1] != ":":
+            raise ValueError(key)
+        dt = datetime.fromisoformat("2000-01-01T00:00" + key.replace("Z", "+00:00"))
+        offset = dt.utcoffset()
+        us = dt.second * US + dt.microsecond - (offset // _US if offset else 0)
+        self[key] = us
+        return us
+
+
+class Days(dict[int, date]):
+    """A minute since the epoch -> its local date (in ``tz``)."""
 
     def __init__(self, tz: tzinfo | None) -> None:
         super().__init__()
         self.tz = tz
-        self.day: dict[str, date | None] = {}
 
-    def __missing__(self, key: str) -> float:
-        zone = key[16:]
-        if not (len(zone) == 6 and zone[0] in "+-" and zone[3] == ":"):
-            zone = "+00:00"  # Z, or no zone at all: the runner writes UTC
-        try:
-            ts = datetime.fromisoformat(key[:16] + ":00" + zone).timestamp()
-            day: date | None = datetime.fromtimestamp(ts, self.tz).date()
-        except ValueError:
-            ts, day = float("nan"), None
-        self[key] = ts
-        self.day[key] = day
-        return ts
+    def __missing__(self, minute: int) -> date:
+        day = self[minute] = datetime.fromtimestamp(minute * 60, self.tz).date()
+        return day
 
 
 class Facet:

@@ -198,14 +198,37 @@ def turn_types_problem(rec: Mapping[str, Any], st: Any) -> str | None:
     problem = _turn_problem(rec, "")
     if problem is not None:
         return problem
-    for key in ("api", "feedback", "run_identity"):  # a group's key parts besides TEXT_FIELDS
+    for key in ("api", "run_identity"):  # a group's key parts besides TEXT_FIELDS and arms
         value = rec.get(key)
         if value is not None and type(value) is not str:
             return f"field {key} is {_a(json_type_name(value))}, not a string"
+    problem = arms_problem(rec)
+    if problem is not None:
+        return problem
     te = rec.get("transport_error")
     if te is not None and type(te) is not dict:
         return "field transport_error is not an object"
     return second_turn_problem(st)
+
+
+# the arms and the case's category (history.shape.ARMS): facets of the History index and
+# parts of a report's group, so a name (or, for stream, true or false) when given
+ARM_TYPES: dict[str, tuple[type, ...]] = {
+    "stream": (bool, type(None)),
+    "feedback": (str, type(None)),
+    "category": (str, type(None)),
+}
+
+
+def arms_problem(rec: Mapping[str, Any]) -> str | None:
+    """Why an attempt's stream, feedback or category cannot be a facet value, or None:
+    stream must be true or false, feedback and category strings (each may be null)."""
+    for key, kinds in ARM_TYPES.items():
+        value = rec.get(key)
+        if type(value) not in kinds:
+            want = "true or false" if key == "stream" else "a string"
+            return f"field {key} is {_a(json_type_name(value))}, not {want}"
+    return None
 
 
 def second_turn_problem(st: Any) -> str | None:

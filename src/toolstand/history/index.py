@@ -27,9 +27,10 @@ from __future__ import annotations
 import gc
 import os
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, tzinfo
-from operator import add
+from itertools import repeat
+from operator import add, floordiv, truediv
 from typing import Any
 
 import orjson
@@ -38,16 +39,20 @@ import toolstand.history.read as history_read
 from toolstand.history import split
 from toolstand.history.columns import (
     MINUTE,
-    SECONDS,
-    ZONE,
+    TAIL,
+    US,
+    Days,
     Facet,
     Minutes,
+    Tails,
     as_float,
     as_uint,
     column,
 )
 from toolstand.history.fields import (
+    ARM_TYPES,
     TEXT_FIELDS,
+    arms_problem,
     attempt_problem,
     field_problem,
     header_problem,
@@ -138,7 +143,7 @@ class HistoryIndex:
         self._heads: set[tuple[str, ...]] = set()  # key sequences of heads already checked
         self._judgements: dict[bytes, tuple[int, str | None]] = {}
         self._err_cache: dict[bytes, tuple[str, ...]] = {}
-        self._minutes = Minutes(tz)
+        self._minutes, self._tails, self._days = Minutes(), Tails(), Days(tz)
         self._buf = bytearray(1 << 22)
 
     # --- reading -----------------------------------------------------------------------
@@ -571,7 +576,8 @@ class HistoryIndex:
         at = FLAT_AT
         text = [cols[at[key]] for key in TEXT_FIELDS]
         attempts = column("I", list(cols[at["attempt"]]), as_uint)
-        if not _all_valid(text, attempts, cols[1]):
+        arms = {key: cols[at[key]] for key in ARMS}
+        if not _all_valid(text, attempts, cols[1], arms):
             if rows is None:
                 rows = rows_of(cols, facts)
             return self._columns(self._valid_rows(rows))
@@ -594,7 +600,7 @@ class HistoryIndex:
         f["mode"].extend(cols[at["mode"]])
         f["day"].extend(days)
         for key in ARMS:  # absent from a record: None, a facet value like any other
-            f[key].extend(cols[at[key]])
+            f[key].extend(arms[key])
         self.verdict.codes.extend(cols[1])
         self.errors.extend(cols[2])
         self.attempt.extend(attempts)
@@ -647,20 +653,21 @@ class HistoryIndex:
                 break
 
     def _times(self, stamps: list[Any]) -> tuple[list[float], list[date | None]]:
-        """Epoch seconds and local day of ISO-8601 stamps, parsed once per minute: the
-        minute's epoch comes from a cache, the seconds are added column-wise."""
+        """Epoch seconds and local day of ISO-8601 stamps, each part parsed once: a
+        stamp's minute and the rest of it (seconds, fraction, zone) come from caches in
+        whole microseconds, added and divided column-wise (the value _one_time gives)."""
+        minutes, tails, days = caches = (self._minutes, self._tails, self._days)
+        for cache in caches:
+            if len(cache) > _CACHE_LIMIT:
+                cache.clear()
         try:
-            keys = list(map(add, map(MINUTE, stamps), map(ZONE, stamps)))
-            secs = list(map(float, map(SECONDS, stamps)))
+            at = map(minutes.__getitem__, map(MINUTE, stamps))
+            us = list(map(add, at, map(tails.__getitem__, map(TAIL, stamps))))
         except (TypeError, ValueError):  # a stamp missing or not ISO-8601: one by one
             pairs = [self._one_time(x) for x in stamps]
             return [p[0] for p in pairs], [p[1] for p in pairs]
-        minutes = self._minutes
-        if len(minutes) > _CACHE_LIMIT:
-            minutes.clear()
-            minutes.day.clear()
-        times = list(map(add, map(minutes.__getitem__, keys), secs))
-        return times, list(map(minutes.day.__getitem__, keys))
+        times = list(map(truediv, us, repeat(US)))
+        return times, list(map(days.__getitem__, map(floordiv, us, repeat(60 * US))))
 
     def _one_time(self, s: Any) -> tuple[float, date | None]:
         try:
@@ -689,13 +696,19 @@ class HistoryIndex:
 
 
 def _all_valid(
-    text: Iterable[Sequence[Any]], attempts: array[int], verdicts: Sequence[int]
+    text: Iterable[Sequence[Any]],
+    attempts: array[int],
+    verdicts: Sequence[int],
+    arms: Mapping[str, Sequence[Any]],
 ) -> bool:
     """Whether every row of a chunk holds what attempt_problem asks for, tested column by
-    column at C speed (a row without a judgement or a transport error is UNJUDGED)."""
+    column at C speed (a row without a judgement or a transport error is UNJUDGED; an
+    arm of another type, an object or a list say, is no facet value: fields.arms_problem)."""
     if UNJUDGED in verdicts or (attempts and min(attempts) == 0):
         return False
-    return all(set(map(type, values)) <= {str} for values in text)
+    if not all(set(map(type, values)) <= {str} for values in text):
+        return False
+    return all(set(map(type, values)) <= set(ARM_TYPES[k]) for k, values in arms.items())
 
 
 def _row_problem(row: tuple[Any, ...]) -> str | None:
@@ -708,4 +721,6 @@ def _row_problem(row: tuple[Any, ...]) -> str | None:
         problem = field_problem(fields, key)
         if problem is not None:
             return problem
-    return outcome_problem(None, None) if row[1] == UNJUDGED else None
+    if row[1] == UNJUDGED:
+        return outcome_problem(None, None)
+    return arms_problem({k: row[FLAT_AT[k]] for k in ARMS})

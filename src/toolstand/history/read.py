@@ -75,6 +75,7 @@ SECOND = b',"second_turn":'
 TOOL_RESULTS = b',"tool_results":'
 SECOND_NULL = b',"second_turn":null,"judgement":'
 _RUN_ID = b',"run_id":"'
+_CATEGORY = b',"category":'
 _MAX_CUTS = 8  # a model may name an argument "request"; past a few, decode the line whole
 RECORD_TYPES = ("run", "attempt")
 
@@ -273,7 +274,10 @@ def _has_run_id(line: bytes, start: int, head: dict[str, Any], keep: bool) -> bo
     if not text.isprintable():
         return False  # raw control characters: not JSON, and orjson says so
     head["run_id"] = text
-    return True
+    # the runner writes the case's category next: a value that is not a string or null
+    # (fields.arms_problem) sends the line the careful way, which names it
+    c = q + 1 + len(_CATEGORY)
+    return not line.startswith(_CATEGORY, q + 1) or line[c : c + 1] in b'"n'
 
 
 def decode_metrics(line: bytes) -> dict[str, Any]:

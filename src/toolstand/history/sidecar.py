@@ -25,9 +25,10 @@ from toolstand.history.index import Facet, HistoryIndex
 from toolstand.history.read import HistoryWarning
 from toolstand.history.sidecar_check import file_stat, fingerprint, index_problem, stale
 
-MAGIC = b"toolstand-history-index 7\n"  # 2: odd attempts skipped; 3: latency = elapsed_ms;
+MAGIC = b"toolstand-history-index 8\n"  # 2: odd attempts skipped; 3: latency = elapsed_ms;
 # 4: the report's columns (report_rows.py); 5: checksums, the file's stat, sampled blocks;
-# 6: a kind holds its run identity; 7: the stream, feedback and category facets
+# 6: a kind holds its run identity; 7: the stream, feedback and category facets;
+# 8: times keep a stamp's fractional seconds whatever its neighbours
 FOLDER = ".index"
 MIN_ROWS = 20_000  # smaller files index in well under a second: not worth a file
 
