@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual import _wait
 from textual.css.stylesheet import Stylesheet
 from textual.widgets import Input, TextArea
 
@@ -34,18 +33,6 @@ def css_parsed_once() -> Iterator[None]:
     """Each CSS text is parsed once per process, not once per app (see textual_css.py)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Stylesheet, "_parse_rules", shared_parse_rules)
-        yield
-
-
-@pytest.fixture(autouse=True, scope="session")
-def short_idle_slices() -> Iterator[None]:
-    """Pilot waits for the app to idle (after each key, in each pause) in slices it
-    sleeps whole: slices of 20 ms were ~40% of a Pilot test's wall, idle. A slice of 5 ms
-    with the same ratio (idle once the process used under a twentieth of it) tells the
-    same idle state a quarter as late; every wait on an event is unchanged."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_wait, "SLEEP_GRANULARITY", 0.005)
-        patch.setattr(_wait, "SLEEP_IDLE", _wait.SLEEP_GRANULARITY / 20)
         yield
 
 
