@@ -38,6 +38,7 @@ from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.shell import ToolstandShell
 from toolstand.tui.startup import release_collector
 from toolstand.util.printable import visible
+from toolstand.util.problems import LoadError
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
 FIRST_FRAME_S = 0.25  # the first screen is drawn by then; the others are built after it
@@ -160,6 +161,8 @@ class ToolstandApp(ToolstandShell):
     async def on_mount(self) -> None:
         self._load_verdicts()
         await self.switch_mode(self.start_mode)
+        # once the screen is drawn (or before anything validates, whichever is first)
+        self.call_after_refresh(self.check_contract)
         # the collector the package's import held (tui/startup.py), once the screen is drawn
         self.call_after_refresh(release_collector)
         # after the first screen is drawn: the imports would compete with it for the GIL
@@ -172,6 +175,9 @@ class ToolstandApp(ToolstandShell):
         # a key or a click first waits for what the screen builds after its first frame
         # (the Cases screen's form): it then reaches the widgets it would have
         if isinstance(event, events.InputEvent) and not event.is_forwarded:
+            # and for the contract's check: a contract it refuses reaches no screen
+            if not self.check_contract():
+                return
             screen = self.screen
             if isinstance(screen, ToolstandScreen):
                 await screen.ready_for_input()
@@ -179,6 +185,8 @@ class ToolstandApp(ToolstandShell):
 
     @work(group="build-modes", exit_on_error=False)
     async def _build_modes(self) -> None:
+        if not self.check_contract():  # the screens built ahead would validate against it
+            return
         screen = self.screen
         if isinstance(screen, ToolstandScreen):  # what it builds after its first frame first
             await screen.built_after_first_frame()
@@ -429,4 +437,6 @@ def run_app(
         result = app.run()
     finally:  # an app that never drew a frame did not release it
         release_collector()
+    if app.contract_problems:  # main prints them and returns 2, as for any LoadError
+        raise LoadError(app.contract_problems)
     return result if isinstance(result, int) else 0
