@@ -2,15 +2,16 @@
 jsonschema is neither imported nor run on the way to it, and what the check finds still
 ends the TUI with the problems ``load_project`` raised before, on stderr, exit code 2.
 
-The check runs once the first screen is drawn or at the first key, whichever is first: a
-key pressed at once reaches its screen over a sound contract, and none over a broken one.
+The check runs after the first frame, at the first of: the Cases form's first check of
+its case (built FORM_AFTER_S after that frame), the screens built ahead, a key. A key
+pressed at once reaches its screen over a sound contract, and none over a broken one.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,21 +46,12 @@ def break_pattern(project: Path) -> list[str]:
 
 
 @pytest.fixture
-def no_frame_check(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The check after the first frame never comes, and nothing that would run it before
-    a key does (the form and the other screens are built as outside the tests, later)."""
+def no_frame_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What runs the check after the first frame never comes (the form's build, the
+    screens built ahead): only a key runs it."""
     monkeypatch.setattr(CaseForm, "BUILT_LATER", True)
     monkeypatch.setattr(case_form, "FORM_AFTER_S", 3600.0)
     monkeypatch.setattr(tui_app, "FIRST_FRAME_S", 3600.0)
-    later = ToolstandApp.call_after_refresh
-
-    def call_after_refresh(self: ToolstandApp, callback: Any, *args: Any, **kw: Any) -> bool:
-        if getattr(callback, "__name__", "") == "check_contract":
-            return True
-        return later(self, callback, *args, **kw)
-
-    monkeypatch.setattr(ToolstandApp, "call_after_refresh", call_after_refresh)
-    yield
 
 
 PROBE = """
@@ -97,7 +89,7 @@ async def test_a_contract_the_check_refuses_ends_the_tui_with_its_problems(
     assert "not a valid Draft 2020-12 schema" in printed[0]
 
 
-async def test_a_sound_contract_is_checked_once_after_the_first_frame(app_for: AppFor) -> None:
+async def test_a_sound_contract_is_checked_once_and_the_app_goes_on(app_for: AppFor) -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:
         await shown(pilot, lambda: app.project.unchecked_contract is None)
@@ -135,7 +127,9 @@ async def test_a_key_pressed_before_the_check_of_a_broken_contract_reaches_no_sc
 def test_the_tui_command_prints_the_problems_and_exits_2(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # the terminal swapped for a headless one: the app starts, draws, checks, quits
+    # the terminal swapped for a headless one: the app starts, draws, checks, quits; the
+    # form built after the first frame, as outside the tests (its first check runs it)
+    monkeypatch.setattr(CaseForm, "BUILT_LATER", True)
     printed = break_pattern(project)
     run = ToolstandApp.run
 

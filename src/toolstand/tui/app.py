@@ -161,8 +161,6 @@ class ToolstandApp(ToolstandShell):
     async def on_mount(self) -> None:
         self._load_verdicts()
         await self.switch_mode(self.start_mode)
-        # once the screen is drawn (or before anything validates, whichever is first)
-        self.call_after_refresh(self.check_contract)
         # the collector the package's import held (tui/startup.py), once the screen is drawn
         self.call_after_refresh(release_collector)
         # after the first screen is drawn: the imports would compete with it for the GIL
@@ -185,13 +183,16 @@ class ToolstandApp(ToolstandShell):
 
     @work(group="build-modes", exit_on_error=False)
     async def _build_modes(self) -> None:
-        if not self.check_contract():  # the screens built ahead would validate against it
-            return
         screen = self.screen
         if isinstance(screen, ToolstandScreen):  # what it builds after its first frame first
             await screen.built_after_first_frame()
             # and drawn: each build below holds drawing back (batch_update) until it ends
             await screen.wait_for_refresh()
+        # the contract's meta-schema check, if nothing ran it before (the Cases form's
+        # first check of its case, a key): the screens built ahead validate against it,
+        # and after the first paint jsonschema's import and check are no one's wait
+        if not self.check_contract():
+            return
         # one screen at a time, each in the app's own handler: a key pressed meanwhile
         # waits for that one build only, and then reaches the screen it was pressed on
         for mode in self.BUILT_AHEAD:

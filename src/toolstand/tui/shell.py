@@ -41,8 +41,9 @@ class ToolstandShell(App[int]):
     def check_contract(self) -> bool:
         """Whether the contract passes the meta-schema check ``load_project`` left out
         (jsonschema's import and check would hold the first paint back), checked on the
-        first call: once the first screen is drawn, or at whatever validates or takes a
-        key before it. A contract it refuses quits the app."""
+        first call: after the first frame, the first of the Cases form's first check of
+        its case, the screens built ahead (``_build_modes``) and a key (``on_event``).
+        A contract it refuses quits the app."""
         if not self._contract_checked:
             self._contract_checked = True
             self.contract_problems = self.project.contract_problems()
