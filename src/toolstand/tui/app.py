@@ -29,6 +29,7 @@ from textual.scroll_view import ScrollView
 from textual.widget import Widget
 from textual.widgets import Input
 
+from toolstand.tui import css_rules
 from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.messages import OpenCase, PromoteToCase, RunCase
 from toolstand.tui.model.project import Project, load_project
@@ -39,6 +40,8 @@ from toolstand.tui.shell import ToolstandShell
 from toolstand.tui.startup import release_collector
 from toolstand.util.printable import visible
 from toolstand.util.problems import LoadError
+
+css_rules.install()  # each CSS text parsed once, not at each of the start's reparses
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
 FIRST_FRAME_S = 0.25  # the first screen is drawn by then; the others are built after it
