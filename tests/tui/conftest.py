@@ -12,10 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.css.stylesheet import Stylesheet
 from textual.widgets import Input, TextArea
 
-from tests.support.textual_css import shared_parse_rules
 from tests.support.tui import settle
 from tests.support.tui_history import TODAY
 from toolstand.tui.app import ToolstandApp, make_app
@@ -26,14 +24,6 @@ ROOT = Path(__file__).resolve().parents[2]
 # settle lives in tests/support/tui.py; kept importable from here for the shared repro
 # scripts written before it moved (../shared/repro/trust/tui_open_attempts.py)
 __all__ = ["settle"]
-
-
-@pytest.fixture(autouse=True, scope="session")
-def css_parsed_once() -> Iterator[None]:
-    """Each CSS text is parsed once per process, not once per app (see textual_css.py)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Stylesheet, "_parse_rules", shared_parse_rules)
-        yield
 
 
 @pytest.fixture(autouse=True)

@@ -22,7 +22,6 @@ import json
 from typing import Any
 
 import orjson
-from jsonschema.exceptions import best_match
 
 from toolstand.adapters.base import ToolResult
 from toolstand.attempt.executor import execute, problem
@@ -224,6 +223,8 @@ def traceback_text(call: ToolCall, spec: ToolSpec) -> str:
             "    obj, end = self.raw_decode(s, idx=_w(s, 0).end())\n"
             f"json.decoder.JSONDecodeError: {_json_error(call.raw_arguments)}"
         )
+    from jsonschema.exceptions import best_match
+
     err = best_match(spec.validator.iter_errors(call.arguments))
     return (
         _TRACE_HEAD.format(line="jsonschema.validate(arguments, TOOLS[name].input_schema)")

@@ -25,9 +25,10 @@ import copy
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
+if TYPE_CHECKING:  # jsonschema is imported by what validates (spec/contract.py)
+    from jsonschema import Draft202012Validator
 
 from toolstand.types import RepairClass
 from toolstand.util.canonical import canonical_json

@@ -7,18 +7,13 @@ load error, and every validator is built on a registry that refuses to retrieve.
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
-from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from referencing import Registry
-from referencing.exceptions import NoSuchResource, Unresolvable
-from referencing.jsonschema import DRAFT202012
 
-from toolstand.spec.ecma_regex import with_ecma_patterns
 from toolstand.spec.meta_check import (
     DATA_KEYWORDS,
     NAMED_SCHEMAS,
@@ -37,7 +32,14 @@ from toolstand.util.problems import (
     json_path,
     pydantic_message,
     read_file,
+    utf8_text,
 )
+
+# jsonschema and referencing (~80 ms to import) are imported where a validator or a ref
+# lookup is first needed: the TUI's first paint needs neither (tui/model/project.py)
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
 
 # Domain normalizers a parameter may declare in "x-normalize" (version 1 of the list).
 # Version 2 adds BFCL's leniencies: bfcl_string (its standardize_string) and int_as_float.
@@ -53,12 +55,18 @@ REF_KEYWORDS = ("$ref", "$dynamicRef")
 
 
 def _refuse(uri: str) -> NoReturn:
+    from referencing.exceptions import NoSuchResource
+
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # an attrs class
 
 
-# the registry every validator resolves refs in: the JSON Schema specifications
-# (jsonschema adds them) and nothing that would need a connection
-NO_RETRIEVE: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
+@cache
+def no_retrieve() -> Registry[Any]:
+    """The registry every validator resolves refs in: the JSON Schema specifications
+    (jsonschema adds them) and nothing that would need a connection; one for all."""
+    from referencing import Registry
+
+    return Registry(retrieve=_refuse)  # type: ignore[call-arg]
 
 
 # validators by their schema's JSON (key order kept: it orders the errors): BFCL's
@@ -85,8 +93,10 @@ def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
 
 def build_validator(schema: Any) -> Draft202012Validator:
     """A new validator for ``schema`` (``validator_for`` reuses one where it can)."""
+    from toolstand.spec.ecma_regex import with_ecma_patterns
+
     kind = with_ecma_patterns(dialect(schema))
-    validator: Draft202012Validator = kind(schema, registry=NO_RETRIEVE)
+    validator: Draft202012Validator = kind(schema, registry=no_retrieve())
     return validator
 
 
@@ -269,10 +279,15 @@ def ref_problems(
     jsonschema rather than guessed at."""
     if not mentions(schema, b'"$ref"', b'"$dynamicRef"'):
         return []  # most tools: no key spells a ref, so there is nothing to follow
+    from referencing.exceptions import Unresolvable
+    from referencing.jsonschema import DRAFT202012
+
     moved_base = _has_id(schema)
-    resolver = NO_RETRIEVE.with_resource(
-        "urn:toolstand:tool", DRAFT202012.create_resource(schema)
-    ).resolver(base_uri="urn:toolstand:tool")
+    resolver = (
+        no_retrieve()
+        .with_resource("urn:toolstand:tool", DRAFT202012.create_resource(schema))
+        .resolver(base_uri="urn:toolstand:tool")
+    )
     out: list[tuple[tuple[str | int, ...], str]] = []
     for where, value in _refs(schema, parts):
         if not value.startswith("#"):
@@ -404,8 +419,12 @@ def _enum_values(props: dict[str, Any]) -> set[str]:
     return out
 
 
-def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
-    """Parse and meta-validate a contract; every problem names file:line and JSON path."""
+def parse_contract(text: str | bytes, file: str = "<contract>", *, meta: bool = True) -> Contract:
+    """Parse and meta-validate a contract; every problem names file:line and JSON path.
+
+    ``meta=False`` leaves out the meta-schema check of the tools' parameters (where
+    meta_check cannot vouch for a schema, jsonschema's: its import and its check are most
+    of a small contract's load); ``meta_problems`` then finds what it would have raised."""
     raw_text, data = json_document(text, file)
     index = line_index(raw_text)
     problems: list[Problem] = []
@@ -422,11 +441,22 @@ def parse_contract(text: str | bytes, file: str = "<contract>") -> Contract:
         for err in exc.errors():
             add(tuple(err["loc"]), pydantic_message(err))
         raise LoadError(problems) from None
-    for parts, message in tool_problems(contract.tools, ("tools",)):
+    for parts, message in tool_problems(contract.tools, ("tools",), meta=meta):
         add(parts, message)
     if problems:
         raise LoadError(problems)
     return contract
+
+
+def meta_problems(contract: Contract, text: str | bytes, file: str) -> list[Problem]:
+    """What ``parse_contract(text, file)`` raises, none if it returns, for the contract
+    ``parse_contract(text, file, meta=False)`` returned: the same problems in the same
+    order (with the rest of the check passed, only the meta-schema's can be left)."""
+    found = tool_problems(contract.tools, ("tools",))
+    if not found:
+        return []
+    index = line_index(utf8_text(text, file))
+    return [Problem(file, line_of(index, parts), json_path(parts), m) for parts, m in found]
 
 
 def load_contract(path: str | Path) -> Contract:

@@ -15,10 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
-from toolstand.spec.ecma_regex import FORMATS
 from toolstand.util.canonical import canonical_json
 
 # keywords whose values are data, not schemas: a "$ref" key inside them refers to nothing
@@ -35,6 +31,8 @@ Where = tuple[tuple[str | int, ...], str]
 def dialect(schema: Any) -> Any:
     """The validator class of the dialect ``schema`` declares in ``$schema`` (draft-07,
     which zod and npm servers emit, ...), Draft 2020-12 when it declares none."""
+    # jsonschema only where it is asked for: `import toolstand.tui.app` stays without it
+    from jsonschema import Draft202012Validator
     from jsonschema.validators import validator_for as declared
 
     if not isinstance(schema, dict) or not isinstance(schema.get("$schema"), str):
@@ -182,7 +180,12 @@ HANDLED = frozenset(_RULES)
 def proven_valid(schema: Any) -> bool:
     """True when ``schema`` is certainly a valid Draft 2020-12 schema; False means only
     that jsonschema has to decide."""
-    return dialect(schema) is Draft202012Validator and _is_schema(schema)
+    if isinstance(schema, dict) and isinstance(schema.get("$schema"), str):
+        from jsonschema import Draft202012Validator
+
+        if dialect(schema) is not Draft202012Validator:
+            return False
+    return _is_schema(schema)  # no $schema: Draft 2020-12 (``dialect``), no jsonschema
 
 
 _META_SEEN: dict[str, Where | None] = {}
@@ -201,6 +204,11 @@ def meta_problem(schema: dict[str, Any]) -> Where | None:
 
 
 def _jsonschema_problem(kind: Any, bare: Any) -> Where | None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    from toolstand.spec.ecma_regex import FORMATS
+
     try:
         kind.check_schema(bare, format_checker=FORMATS)
     except SchemaError as exc:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema.exceptions import ValidationError
+if TYPE_CHECKING:  # jsonschema is imported by what validates (spec/contract.py)
+    from jsonschema.exceptions import ValidationError
 
 from toolstand.spec.contract import ToolSpec
 from toolstand.types import SchemaSubcode

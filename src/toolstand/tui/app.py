@@ -29,6 +29,7 @@ from textual.scroll_view import ScrollView
 from textual.widget import Widget
 from textual.widgets import Input
 
+from toolstand.tui import css_rules
 from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.messages import OpenCase, PromoteToCase, RunCase
 from toolstand.tui.model.project import Project, load_project
@@ -38,6 +39,9 @@ from toolstand.tui.screens.base import ToolstandScreen
 from toolstand.tui.shell import ToolstandShell
 from toolstand.tui.startup import release_collector
 from toolstand.util.printable import visible
+from toolstand.util.problems import LoadError
+
+css_rules.install()  # each CSS text parsed once, not at each of the start's reparses
 
 KEYMAP_ENV = "TOOLSTAND_KEYMAP"  # a JSON file {binding id: "keys"} to remap bindings
 FIRST_FRAME_S = 0.25  # the first screen is drawn by then; the others are built after it
@@ -172,6 +176,9 @@ class ToolstandApp(ToolstandShell):
         # a key or a click first waits for what the screen builds after its first frame
         # (the Cases screen's form): it then reaches the widgets it would have
         if isinstance(event, events.InputEvent) and not event.is_forwarded:
+            # and for the contract's check: a contract it refuses reaches no screen
+            if not self.check_contract():
+                return
             screen = self.screen
             if isinstance(screen, ToolstandScreen):
                 await screen.ready_for_input()
@@ -184,6 +191,11 @@ class ToolstandApp(ToolstandShell):
             await screen.built_after_first_frame()
             # and drawn: each build below holds drawing back (batch_update) until it ends
             await screen.wait_for_refresh()
+        # the contract's meta-schema check, if nothing ran it before (the Cases form's
+        # first check of its case, a key): the screens built ahead validate against it,
+        # and after the first paint jsonschema's import and check are no one's wait
+        if not self.check_contract():
+            return
         # one screen at a time, each in the app's own handler: a key pressed meanwhile
         # waits for that one build only, and then reaches the screen it was pressed on
         for mode in self.BUILT_AHEAD:
@@ -429,4 +441,6 @@ def run_app(
         result = app.run()
     finally:  # an app that never drew a frame did not release it
         release_collector()
+    if app.contract_problems:  # main prints them and returns 2, as for any LoadError
+        raise LoadError(app.contract_problems)
     return result if isinstance(result, int) else 0

@@ -14,6 +14,7 @@ from textual.reactive import reactive
 
 from toolstand.tui.model.project import Project
 from toolstand.tui.model.verdicts import LastVerdict, Verdicts
+from toolstand.util.problems import Problem
 
 
 class ToolstandShell(App[int]):
@@ -32,6 +33,23 @@ class ToolstandShell(App[int]):
         self.project = project
         self.verdicts = Verdicts()
         self.remapped: dict[str, str] = {}  # the keymap's {binding id: keys}, for the help
+        # what the contract's meta-schema check, left for after the first frame, found:
+        # the app quits and ``run_app`` raises them as ``load_project`` would have
+        self.contract_problems: list[Problem] = []
+        self._contract_checked = False
+
+    def check_contract(self) -> bool:
+        """Whether the contract passes the meta-schema check ``load_project`` left out
+        (jsonschema's import and check would hold the first paint back), checked on the
+        first call: after the first frame, the first of the Cases form's first check of
+        its case, the screens built ahead (``_build_modes``) and a key (``on_event``).
+        A contract it refuses quits the app."""
+        if not self._contract_checked:
+            self._contract_checked = True
+            self.contract_problems = self.project.contract_problems()
+            if self.contract_problems:
+                self.exit(return_code=2)
+        return not self.contract_problems
 
     def record_verdict(self, case_id: str, verdict: LastVerdict) -> None:
         """A live attempt just ended: its verdict is now the case's last known one."""

@@ -1,6 +1,9 @@
 """The files the TUI works on, found and loaded without Textual.
 
-The contract must load (the editor validates against it). The case file loads leniently:
+The contract must load (the editor validates against it). Its meta-schema check is left
+for after the TUI's first frame (``Project.contract_problems``: jsonschema's import and
+check are a tenth of the start); what it finds ends the TUI with the problems that
+``load_project`` would have raised, on stderr as before. The case file loads leniently:
 a broken line is listed with its problem instead of hiding the rest. A missing or broken
 config only disables live runs.
 """
@@ -14,9 +17,9 @@ import orjson
 
 from toolstand.spec.cases import CaseFile, case_paths, count_rows, load_cases
 from toolstand.spec.config import Config, find_config, load_config
-from toolstand.spec.contract import Contract, load_contract
+from toolstand.spec.contract import Contract, meta_problems, parse_contract
 from toolstand.util.canonical import sha256_hex
-from toolstand.util.problems import LoadError, Problem
+from toolstand.util.problems import LoadError, Problem, read_file
 
 # without a usable config: the one file of each kind in the project's folders
 LAYOUT = (("contracts", "*.json", "--tools"), ("cases", "*.jsonl", "--cases"))
@@ -35,6 +38,8 @@ class Project:
     system: str | None = None
     prompt_version: str | None = None
     prompt_hash: str | None = None
+    # the contract's text while its meta-schema check is still to come
+    unchecked_contract: bytes | None = None
 
     @property
     def runs_dir(self) -> Path:
@@ -64,6 +69,14 @@ class Project:
     def case_text(self, case_id: str) -> str | None:
         found = self.case_line(case_id)
         return found[1] if found is not None else None
+
+    def contract_problems(self) -> list[Problem]:
+        """What the contract's meta-schema check finds, which ``load_project`` left out
+        (each a problem ``toolstand check`` names too); checked once, none after."""
+        text, self.unchecked_contract = self.unchecked_contract, None
+        if text is None:
+            return []
+        return meta_problems(self.contract, text, str(self.contract_path))
 
     def reload_cases(self) -> None:
         """Re-read the case file from disk (after an edit refused as stale)."""
@@ -132,9 +145,15 @@ def load_project(
     tools_path = _under(root, tools) or (cfg.resolve(cfg.tools) if cfg else _only(root, 0))
     cases_path = _under(root, cases) or (cfg.first_case_file if cfg else _only(root, 1))
     assert tools_path is not None and cases_path is not None
-    contract = load_contract(tools_path)
+    text = read_file(tools_path)
+    try:
+        contract = parse_contract(text, str(tools_path), meta=False)
+    except LoadError:
+        parse_contract(text, str(tools_path))  # raises them with the meta-schema's, as ever
+        raise
     casefile = load_cases(cases_path, strict=False)  # raises only when unreadable
     project = Project(root, contract, tools_path, casefile, cases_path, cfg, config_path, problems)
+    project.unchecked_contract = text
     if cfg is not None and cfg.prompt_path is not None:
         try:
             raw = cfg.prompt_path.read_bytes()

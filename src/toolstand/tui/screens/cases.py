@@ -160,7 +160,9 @@ class CasesScreen(CaseListing):
                 yield CaseTable(id="case-table")
             with Vertical(id="edit-pane"):
                 yield StatusLine("", id="draft-status")
-                yield CaseForm(self.app.project.contract, id="case-form")
+                yield CaseForm(
+                    self.app.project.contract, id="case-form", sound=self.app.check_contract
+                )
         yield Footer()
 
     def on_mount(self) -> None:

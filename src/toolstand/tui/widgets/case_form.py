@@ -14,6 +14,7 @@ a key pressed at once does what it does on the finished screen, only later.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -76,9 +77,14 @@ class CaseForm(VerticalScroll):
     class DraftChanged(Message):
         draft: Draft
 
-    def __init__(self, contract: Contract, id: str | None = None) -> None:
+    def __init__(
+        self, contract: Contract, id: str | None = None, sound: Callable[[], bool] | None = None
+    ) -> None:
         super().__init__(id=id)
         self.contract = contract
+        # whether the contract passed its meta-schema check (run at the first call: the
+        # app's ``check_contract``): nothing is validated against one it refuses
+        self.sound = sound
         self.casefile: CaseFile | None = None
         self.own_line: int | None = None
         self.original: dict[str, Any] | None = None
@@ -323,6 +329,8 @@ class CaseForm(VerticalScroll):
 
     def recheck(self, values: FormValues | None = None) -> None:
         if self.casefile is None or not self._fields:
+            return
+        if self.sound is not None and not self.sound():  # the contract's check first
             return
         v = values or self.values()
         self._arrange(v)
