@@ -66,8 +66,8 @@ from toolstand.history.read import (
     JUDGEMENT,
     SECOND,
     SECOND_NULL,
-    TOOL_RESULTS,
     HistoryWarning,
+    second_keys,
     too_long,
 )
 from toolstand.history.report_rows import (
@@ -313,7 +313,7 @@ class HistoryIndex:
         if buf.startswith(SECOND_NULL, q):
             v = q + len(SECOND_NULL)
         else:
-            second = self._second(buf, q, nl)
+            second = second_keys(buf, q, nl)
             if second is None:
                 return None
             st, r = second
@@ -381,19 +381,6 @@ class HistoryIndex:
         if len(self._heads) < 64:
             self._heads.add(tuple(head))
         return True
-
-    def _second(self, buf: bytearray, q: int, nl: int) -> tuple[dict[str, Any], int] | None:
-        """A second turn's small keys (those before tool_results) and where they end."""
-        r = buf.find(TOOL_RESULTS, q, nl)
-        if r < 0:
-            return None
-        try:
-            st = orjson.loads(b"{" + buf[q + 1 : r] + b"}}").get("second_turn")
-        except orjson.JSONDecodeError:
-            return None
-        if type(st) is not dict or not st.keys() >= {"transport_error", "judgement"}:
-            return None
-        return st, r
 
     def _judged(
         self, buf: bytearray, view: memoryview, v: int, nl: int

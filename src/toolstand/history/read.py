@@ -73,6 +73,24 @@ ERRORS = b',"errors":'
 _CALLS = b',"calls":'
 SECOND = b',"second_turn":'
 TOOL_RESULTS = b',"tool_results":'
+
+
+def second_keys(buf: bytes | bytearray, q: int, nl: int) -> tuple[dict[str, Any], int] | None:
+    """A second turn's small keys (those before tool_results, from ``q``: the comma
+    before ``"second_turn"``) and where they end, or None where the line does not read
+    that way (the cold index's fast path and its scan both read a second turn so)."""
+    r = buf.find(TOOL_RESULTS, q, nl)
+    if r < 0:
+        return None
+    try:
+        st = orjson.loads(b"{" + buf[q + 1 : r] + b"}}").get("second_turn")
+    except orjson.JSONDecodeError:
+        return None
+    if type(st) is not dict or not st.keys() >= SECOND_TURN_SUMMARY_KEYS:
+        return None
+    return st, r
+
+
 SECOND_NULL = b',"second_turn":null,"judgement":'
 _RUN_ID = b',"run_id":"'
 _CATEGORY = b',"category":'

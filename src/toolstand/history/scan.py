@@ -42,7 +42,7 @@ import orjson
 
 from toolstand.history.fields import field_problem, second_turn_problem, turn_types_problem
 from toolstand.history.quick import _NO_FACTS, NAN, HeadTemplate
-from toolstand.history.read import ERRORS, JUDGEMENT, SECOND, SECOND_NULL, TOOL_RESULTS
+from toolstand.history.read import ERRORS, JUDGEMENT, SECOND, SECOND_NULL, second_keys
 from toolstand.history.report_rows import _second as second_facts
 from toolstand.history.report_rows import facts
 from toolstand.history.shape import (
@@ -677,20 +677,12 @@ def _either(a: Any, b: Any) -> bool:
 
 def _second(data: bytes, q: int, nl: int) -> tuple[dict[str, Any], int] | None:
     """(a second turn's small keys, where the top-level judgement's value starts), as
-    ``_fast`` finds them (HistoryIndex._second, then the judgement after them)."""
-    r = data.find(TOOL_RESULTS, q, nl)
-    if r < 0:
+    ``_fast`` finds them (read.second_keys, then the judgement after them)."""
+    got = second_keys(data, q, nl)
+    if got is None:
         return None
-    try:
-        st = orjson.loads(b"{" + data[q + 1 : r] + b"}}").get("second_turn")
-    except orjson.JSONDecodeError:
-        return None
-    if type(st) is not dict or not st.keys() >= {"transport_error", "judgement"}:
-        return None
-    v = data.find(JUDGEMENT, r, nl)
-    if v < 0:
-        return None
-    return st, v + len(JUDGEMENT)
+    v = data.find(JUDGEMENT, got[1], nl)
+    return None if v < 0 else (got[0], v + len(JUDGEMENT))
 
 
 def _amount(x: Any) -> bool:
