@@ -36,7 +36,6 @@ class ToolstandShell(App[int]):
         # what the contract's meta-schema check, left for after the first frame, found:
         # the app quits and ``run_app`` raises them as ``load_project`` would have
         self.contract_problems: list[Problem] = []
-        self._contract_checked = False
 
     def check_contract(self) -> bool:
         """Whether the contract passes the meta-schema check ``load_project`` left out
@@ -44,8 +43,7 @@ class ToolstandShell(App[int]):
         first call: after the first frame, the first of the Cases form's first check of
         its case, the screens built ahead (``_build_modes``) and a key (``on_event``).
         A contract it refuses quits the app."""
-        if not self._contract_checked:
-            self._contract_checked = True
+        if self.project.unchecked_contract is not None:  # checked once: none after
             self.contract_problems = self.project.contract_problems()
             if self.contract_problems:
                 self.exit(return_code=2)
