@@ -31,3 +31,11 @@ def contract() -> Contract:
 @pytest.fixture(scope="session")
 def casefile() -> CaseFile:
     return load_cases(ROOT / "cases" / "delivery.jsonl")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The Pilot tests first (each starts an app: ~1-2 s, against milliseconds for most
+    others), so that with ``--dist loadfile --no-loadscope-reorder`` (``make test``) the
+    workers end on short files together instead of one of them running a long TUI file
+    alone at the end; the order within each part is the collection's."""
+    items.sort(key=lambda item: "tests/tui/" not in item.nodeid)
