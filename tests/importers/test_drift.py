@@ -82,11 +82,21 @@ def test_the_bump_rule() -> None:
     ).passed
 
 
+@pytest.fixture(scope="module")
+def imported_shop(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The test server's contract, imported once for the module: each test gets a copy."""
+    from toolstand.cli import main
+
+    out = tmp_path_factory.mktemp("drift") / "shop.json"
+    assert main(["contract", "import", "--name", "shop", "--version", "1.0", "--out", str(out),
+                 "--mcp", "--", *SERVER]) == 0  # fmt: skip
+    return out.read_bytes()
+
+
 @pytest.fixture
-def shop(tmp_path: Path, cli: Cli) -> Path:
+def shop(tmp_path: Path, imported_shop: bytes) -> Path:
     out = tmp_path / "shop.json"
-    assert cli("contract", "import", "--name", "shop", "--version", "1.0", "--out", str(out),
-               "--mcp", "--", *SERVER).code == 0  # fmt: skip
+    out.write_bytes(imported_shop)
     return out
 
 
