@@ -543,3 +543,14 @@ async def test_a_turn_shown_again_opens_at_the_users_turn_in_the_same_frame(
         assert isinstance(screen, RunScreen)
         screen.action_step_turn(0)  # the turn shown again, as the turn tabs do
         assert (area.cursor_location[0], area.scroll_offset.y) == (line, top)
+
+
+async def test_an_app_started_on_run_shows_the_case_chosen_before_it(app_for: AppFor) -> None:
+    # what the Run tests start from (on_run): the case read when the screen is first
+    # shown, not the file's first; no Cases screen built on the way
+    app = on_run(app_for, "recovery_not_found")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
+        await pilot.pause()
+        assert app.screen.query_one("#run-case", Select).value == "recovery_not_found"
+        assert app.built_modes == {"run"}
