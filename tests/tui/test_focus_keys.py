@@ -8,7 +8,7 @@ from collections.abc import Callable
 from textual.widget import Widget
 from textual.widgets import Input, Label, OptionList, Select, TextArea
 
-from tests.support.tui import help_text, open_run, turn_one, wait_for
+from tests.support.tui import help_text, on_run, open_run, turn_one, wait_for
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.screens.help import HelpScreen
@@ -27,7 +27,7 @@ def footer_text(app: ToolstandApp) -> str:
 
 
 async def test_each_list_of_the_run_bar_has_a_key_that_opens_it(app_for: AppFor) -> None:
-    app = app_for()
+    app = on_run(app_for, "direct_lookup")
     async with app.run_test(size=SMALL) as pilot:
         await open_run(pilot, app, "direct_lookup")
         app.screen.query_one("#request-body", TextArea).focus()
@@ -52,7 +52,7 @@ async def test_each_list_of_the_run_bar_has_a_key_that_opens_it(app_for: AppFor)
 async def test_the_bar_keys_type_into_the_results_editor_and_are_in_the_help(
     app_for: AppFor,
 ) -> None:
-    app = app_for()
+    app = on_run(app_for, "recovery_retryable_problem")
     async with app.run_test(size=SMALL) as pilot:
         await turn_one(pilot, app, "recovery_retryable_problem")
         editor = app.screen.query_one("#result-0", TextArea)
@@ -73,7 +73,7 @@ async def test_the_bar_keys_type_into_the_results_editor_and_are_in_the_help(
 async def test_the_bar_keys_stay_out_of_a_full_footer_and_move_with_the_keymap(
     app_for: AppFor,
 ) -> None:
-    app = app_for(keymap={"run.bar.mode": "M"})
+    app = on_run(app_for, "recovery_retryable_problem", keymap={"run.bar.mode": "M"})
     async with app.run_test(size=SMALL) as pilot:
         await turn_one(pilot, app, "recovery_retryable_problem")
         app.screen.query_one("#request-body", TextArea).focus()
@@ -90,7 +90,7 @@ async def test_the_bar_keys_stay_out_of_a_full_footer_and_move_with_the_keymap(
 
 
 async def test_jump_mode_letters_each_pane_and_a_letter_focuses_it(app_for: AppFor) -> None:
-    app = app_for()
+    app = on_run(app_for, "direct_lookup")
     async with app.run_test(size=SMALL) as pilot:
         await open_run(pilot, app, "direct_lookup")
         run = app.screen

@@ -11,7 +11,7 @@ import pytest
 from textual.command import CommandPalette
 from textual.widgets import Button, HelpPanel
 
-from tests.support.tui import help_text, settle, wait_for
+from tests.support.tui import help_text, on_run, settle, wait_for
 from toolstand.tui.app import ToolstandApp, load_keymap
 from toolstand.tui.commands import ToolstandCommands
 from toolstand.tui.helpdoc import story_ids
@@ -28,20 +28,23 @@ SMALL = (80, 24)
 
 
 @pytest.mark.parametrize(
-    ("key", "screen_type", "lines"),
+    ("mode", "screen_type", "lines"),
     [
-        ("f1", CasesScreen, ["^s             Save the case", "^g             Run this case live"]),
-        ("f2", RunScreen, ["^t             Send turn 2 with the edited tool result"]),
-        ("f3", HistoryScreen, ["p              Promote this attempt to a new case"]),
-        ("f4", ReportScreen, ["e              Export the report as JSON"]),
+        (
+            "cases",
+            CasesScreen,
+            ["^s             Save the case", "^g             Run this case live"],
+        ),
+        ("run", RunScreen, ["^t             Send turn 2 with the edited tool result"]),
+        ("history", HistoryScreen, ["p              Promote this attempt to a new case"]),
+        ("report", ReportScreen, ["e              Export the report as JSON"]),
     ],
 )
 async def test_question_mark_opens_the_screens_keys_and_esc_closes_it(
-    app_for: AppFor, key: str, screen_type: type, lines: list[str]
+    app_for: AppFor, mode: str, screen_type: type, lines: list[str]
 ) -> None:
-    app = app_for()
+    app = app_for(start_mode=mode)  # the screen's help, not the way to it (no Cases first)
     async with app.run_test(size=SMALL) as pilot:
-        await pilot.press(key)
         await wait_for(pilot, lambda: isinstance(app.screen, screen_type))
         app.set_focus(None)  # a text field would take the "?" as text
         await pilot.press("question_mark")
@@ -158,10 +161,8 @@ async def test_a_keymaps_control_characters_are_spelled_in_the_help(app_for: App
 
 async def test_f11_maximizes_the_verdict_pane_never_a_one_line_field(app_for: AppFor) -> None:
     # issue 30: on the verdict pane F11 answered "Nothing here to maximize"
-    app = app_for()
+    app = on_run(app_for, "direct_lookup")
     async with app.run_test(size=SMALL) as pilot:
-        app.selected_case_id = "direct_lookup"
-        await pilot.press("f2")
         await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
         await pilot.press("ctrl+g")
         await wait_for(

@@ -124,11 +124,11 @@ def footer_fits(app: ToolstandApp) -> list[str]:
 
 
 async def show_screen(pilot: Pilot[Any], app: ToolstandApp, which: str, rows: int) -> None:
+    """``which`` shown, in an app started on its screen (STARTS_ON), else on Cases."""
     if which == "cases":
         await wait_for(pilot, lambda: isinstance(app.screen, CasesScreen))
         app.screen.query_one(CaseTable).focus()
     elif which == "run":
-        await pilot.press("f2")
         await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
     elif which in ("history", "attempt"):
         await open_history(pilot, app, rows)
@@ -136,7 +136,6 @@ async def show_screen(pilot: Pilot[Any], app: ToolstandApp, which: str, rows: in
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, AttemptScreen))
     elif which == "report":
-        await pilot.press("f4")
         await wait_for(pilot, lambda: isinstance(app.screen, ReportScreen))
     elif which == "help":
         app.screen.query_one(CaseTable).focus()
@@ -153,6 +152,7 @@ async def footer_laid_out(pilot: Pilot[Any], app: ToolstandApp) -> None:
     await wait_for(pilot, lambda: all(k.region.width for k in footer.query(FooterKey)))
 
 
+STARTS_ON = {"run": "run", "history": "history", "attempt": "history", "report": "report"}
 MOST_USED = {
     "cases": ["Save", "New", "Run it", "Search", "Help"],
     "run": ["Run", "Paste body", "Help"],
@@ -168,7 +168,8 @@ async def test_every_footer_fits(
     app_for: AppFor, project: Path, fixed_clock: None, which: str
 ) -> None:
     rows = len(write_history(project))
-    app = app_for()
+    # started on the screen (Attempt: on History): its footer, not the way to it
+    app = app_for(start_mode=STARTS_ON.get(which, "cases"))
     async with app.run_test(size=(80, 24)) as pilot:
         await show_screen(pilot, app, which, rows)
         for width in (80, 120):  # tmux's default, then a wide terminal: one app, resized

@@ -11,7 +11,16 @@ import orjson
 import pytest
 from textual.widgets import Static, TextArea
 
-from tests.support.tui import SIZE, attempts, sim_requests, status, turn_one, type_into, wait_for
+from tests.support.tui import (
+    SIZE,
+    attempts,
+    on_run,
+    sim_requests,
+    status,
+    turn_one,
+    type_into,
+    wait_for,
+)
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.widgets.step_panel import StepPanel
 
@@ -23,7 +32,7 @@ LOCKED = {"ok": False, "error": {"code": "ORDER_LOCKED", "retryable": False}}
 async def test_turn_two_is_sent_again_from_the_same_turn_one(
     app_for: AppFor, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = app_for()
+    app = on_run(app_for, "recovery_lookup_ok")
     with sim_requests(monkeypatch) as asked:
         async with app.run_test(size=SIZE) as pilot:
             await turn_one(pilot, app, "recovery_lookup_ok")
@@ -60,7 +69,7 @@ async def test_turn_two_is_sent_again_from_the_same_turn_one(
 async def test_f11_fills_the_screen_with_the_result_editor(app_for: AppFor) -> None:
     # hfix B2: F11 in the turn-2 editor stayed 8 lines, centred in hatching, the JSON
     # wrapped beside the picker at ~45 columns
-    app = app_for()
+    app = on_run(app_for, "recovery_lookup_ok")
     async with app.run_test(size=(80, 24)) as pilot:
         await turn_one(pilot, app, "recovery_lookup_ok")
         panel = app.screen.query_one(StepPanel)

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from textual.widgets import Select
 from textual.widgets._select import SelectOverlay
 
-from tests.support.tui import open_run, screen_rows, status, until_repair, wait_for
+from tests.support.tui import on_run, open_run, screen_rows, status, until_repair, wait_for
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.widgets.titled import Pane, ScrollPane
 
@@ -23,7 +23,7 @@ async def test_gemini_s_request_title_ends_its_path_whole_and_results_name_their
 ) -> None:
     # the title read "request · /v1beta…:generateContent" (the path cut in its middle),
     # and the turn-2 label "get_order · call gemini-call-" (its last cell cut off)
-    app = app_for()
+    app = on_run(app_for, "recovery_lookup_ok")
     async with app.run_test(size=(80, 24)) as pilot:
         await open_run(pilot, app, "recovery_lookup_ok", run=GEMINI)
         await pilot.press("ctrl+g")
@@ -43,7 +43,7 @@ async def test_a_repair_turn_s_verdict_title_is_cut_in_no_word(
     app_for: AppFor, project: Path
 ) -> None:
     # the pane read "pass · turn 2 · r…r 1 · path_value": its label cut in the middle
-    app = app_for()
+    app = on_run(app_for, "quote_complete")
     async with app.run_test(size=(80, 24)) as pilot:
         await until_repair(pilot, app, run=GEMINI)
         app.screen.query_one("#canned-0", Select).value = "feedback: path_value"
@@ -59,7 +59,7 @@ async def test_the_case_list_holds_each_id_on_one_line_at_80x24(
     app_for: AppFor, project: Path
 ) -> None:
     # the open list was the bar's field wide (20 cells): "boundary_decimal_comm" / "a"
-    app = app_for()
+    app = on_run(app_for, "boundary_decimal_comma")
     async with app.run_test(size=(80, 24)) as pilot:
         await open_run(pilot, app, "boundary_decimal_comma")
         await pilot.press("c")  # the case list, open

@@ -15,6 +15,7 @@ from textual.widgets import Select, TextArea
 from tests.support.tui import (
     SIZE,
     attempts,
+    on_run,
     records,
     sim_requests,
     status,
@@ -36,7 +37,7 @@ async def test_repair_turns_are_stepped_with_editable_feedback(
         runs=[{"provider": "sim", "model": "sim-sloppy", "api": "openai-chat", "base_url": "sim"}],
         repair={"max_repairs": 2, "feedback": ["allowed"]},
     )
-    app = app_for()
+    app = on_run(app_for, "quote_complete")
     async with app.run_test(size=SIZE) as pilot:
         await until_repair(pilot, app)
         panel = app.screen.query_one(StepPanel)
@@ -80,7 +81,7 @@ async def test_the_feedback_style_picked_is_the_one_recorded(
         project,
         runs=[{"provider": "sim", "model": "sim-sloppy", "api": "gemini", "base_url": "sim"}],
     )
-    app = app_for()
+    app = on_run(app_for, "quote_complete")
     async with app.run_test(size=SIZE) as pilot:
         await until_repair(pilot, app)
         panel = app.screen.query_one(StepPanel)
@@ -133,7 +134,7 @@ async def test_the_repair_turn_is_sent_again_from_the_same_turn_one(
         project,
         runs=[{"provider": "sim", "model": "sim-sloppy", "api": "gemini", "base_url": "sim"}],
     )
-    app = app_for()
+    app = on_run(app_for, "quote_complete")
     with sim_requests(monkeypatch) as asked:
         async with app.run_test(size=SIZE) as pilot:
             await until_repair(pilot, app)

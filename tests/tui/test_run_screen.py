@@ -16,6 +16,7 @@ from tests.support.tui import (
     SIZE,
     attempts,
     held_sim_replies,
+    on_run,
     open_run,
     records,
     shown,
@@ -55,7 +56,7 @@ async def test_live_run_steps_into_turn_two_with_an_edited_result(
         elif isinstance(message, RunScreen.Recorded):
             seen.append("recorded")
 
-    app = app_for()
+    app = on_run(app_for, "recovery_lookup_ok")
     async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         await turn_one(pilot, app, "recovery_lookup_ok")
         assert "PASS" in verdict(app)
@@ -99,7 +100,7 @@ async def test_live_run_steps_into_turn_two_with_an_edited_result(
 
 
 async def test_a_case_without_followup_is_recorded_at_once(app_for: AppFor, project: Path) -> None:
-    app = app_for()
+    app = app_for()  # on Cases: its list, built before the run, takes the new verdict
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "missing_id", run=1)  # sim-eager over the anthropic API
         await pilot.press("ctrl+g")
@@ -131,7 +132,7 @@ async def test_escape_cancels_a_slow_request(app_for: AppFor, project: Path) -> 
         sim={"seed": 7, "latency_s": 30, "retry_after_s": 0},
         timeouts={"connect_s": 5, "read_s": 60},
     )
-    app = app_for()
+    app = on_run(app_for, "direct_lookup")
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "direct_lookup")
         await pilot.press("ctrl+g")
@@ -165,7 +166,7 @@ async def paste(pilot: Pilot[Any], app: ToolstandApp, status_code: str, body: st
 
 
 async def test_a_pasted_body_is_judged_like_a_live_answer(app_for: AppFor, project: Path) -> None:
-    app = app_for()
+    app = on_run(app_for, "cancel_implicit")
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "cancel_implicit")
         await paste(pilot, app, "200", orjson.dumps(PASTED_CALL).decode())
@@ -187,7 +188,7 @@ async def test_a_pasted_body_is_judged_like_a_live_answer(app_for: AppFor, proje
 async def test_a_body_loaded_from_a_file_keeps_its_text(app_for: AppFor, project: Path) -> None:
     page = project / "bad_gateway.html"
     page.write_text("<html><body><h1>502 Bad Gateway</h1></body></html>")
-    app = app_for()
+    app = on_run(app_for, "direct_lookup")
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "direct_lookup")
         await open_paste(pilot, app)
@@ -207,7 +208,7 @@ async def test_a_body_loaded_from_a_file_keeps_its_text(app_for: AppFor, project
 async def test_an_attempt_left_before_turn_two_is_recorded_as_it_stood(
     app_for: AppFor, project: Path
 ) -> None:
-    app = app_for()
+    app = on_run(app_for, "recovery_not_found")
     async with app.run_test(size=SIZE) as pilot:
         await turn_one(pilot, app, "recovery_not_found")
         assert records(project) == []
@@ -273,7 +274,7 @@ async def test_turn_two_is_sent_only_for_the_case_it_continues(
 async def test_a_turn_that_comes_back_after_the_case_changed_is_not_shown(
     app_for: AppFor, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = app_for()
+    app = on_run(app_for, "recovery_not_found")
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "recovery_not_found")
         with held_sim_replies(monkeypatch) as release:
@@ -300,7 +301,7 @@ async def test_latency_is_network_time_not_editing_time(
 
     from toolstand.reporting.metrics import compute_files
 
-    app = app_for()
+    app = on_run(app_for, "recovery_lookup_ok")
     async with app.run_test(size=SIZE) as pilot:
         await turn_one(pilot, app, "recovery_lookup_ok")
         real = time.perf_counter
@@ -318,7 +319,7 @@ async def test_latency_is_network_time_not_editing_time(
 
 
 async def test_the_status_describes_the_turn_shown(app_for: AppFor, project: Path) -> None:
-    app = app_for()
+    app = on_run(app_for, "recovery_lookup_ok")
     async with app.run_test(size=SIZE) as pilot:
         await turn_one(pilot, app, "recovery_lookup_ok")
         area = app.screen.query_one(StepPanel).query_one("#result-0", TextArea)
@@ -349,7 +350,7 @@ async def test_the_status_describes_the_turn_shown(app_for: AppFor, project: Pat
 
 
 async def test_the_request_opens_at_the_users_turn(app_for: AppFor, project: Path) -> None:
-    app = app_for()
+    app = on_run(app_for, "recovery_lookup_ok")
     async with app.run_test(size=(80, 24)) as pilot:
         await turn_one(pilot, app, "recovery_lookup_ok")
         await pilot.pause()
@@ -379,7 +380,7 @@ def on_screen(app: ToolstandApp, widget: Widget) -> bool:
 async def test_keys_reach_the_results_editor_and_canned_list_at_80x24(
     app_for: AppFor, project: Path
 ) -> None:
-    app = app_for()
+    app = on_run(app_for, "recovery_retryable_problem")
     async with app.run_test(size=(80, 24)) as pilot:
         await turn_one(pilot, app, "recovery_retryable_problem")  # a long problem object
         await pilot.pause()
@@ -415,7 +416,7 @@ def chat_call(name: str, arguments: str) -> str:
 async def test_the_offline_judge_names_and_lets_the_user_pick_api_and_case(
     app_for: AppFor, project: Path
 ) -> None:
-    app = app_for()
+    app = on_run(app_for, "cancel_implicit")
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "cancel_implicit")
         await open_paste(pilot, app)
@@ -441,7 +442,7 @@ async def test_the_offline_judge_names_and_lets_the_user_pick_api_and_case(
 async def test_the_offline_judge_takes_the_status_from_an_error_body(
     app_for: AppFor, project: Path
 ) -> None:
-    app = app_for()
+    app = on_run(app_for, "direct_lookup")
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "direct_lookup")
         await open_paste(pilot, app)
@@ -457,7 +458,7 @@ async def test_the_offline_judge_takes_the_status_from_an_error_body(
 async def test_the_offline_judge_keeps_its_fields_between_openings(
     app_for: AppFor, project: Path
 ) -> None:
-    app = app_for()
+    app = on_run(app_for, "direct_lookup")
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "direct_lookup")
         await open_paste(pilot, app)
@@ -487,7 +488,7 @@ async def test_the_offline_judge_keeps_its_fields_between_openings(
 async def test_a_call_to_a_tool_in_no_contract_is_an_unknown_tool(
     app_for: AppFor, project: Path
 ) -> None:
-    app = app_for()
+    app = on_run(app_for, "irrelevant_weather")
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "irrelevant_weather")
         await paste(pilot, app, "200", chat_call("list_files", "{}"))
@@ -498,7 +499,7 @@ async def test_a_call_to_a_tool_in_no_contract_is_an_unknown_tool(
 async def test_outside_strings_on_the_run_screen_have_control_characters_spelled(
     app_for: AppFor, project: Path
 ) -> None:
-    app = app_for()
+    app = on_run(app_for, "irrelevant_weather")
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "irrelevant_weather")
         await paste(pilot, app, "200", chat_call("evil\x1b]0;pwned\x07", "{}"))
@@ -514,7 +515,7 @@ async def test_del_and_c1_in_a_json_body_are_spelled_in_the_run_panes(
     app_for: AppFor, project: Path
 ) -> None:
     # orjson escapes C0 in strings but leaves DEL and C1 (\x9b is a one-byte CSI) as they are
-    app = app_for()
+    app = on_run(app_for, "irrelevant_weather")
     async with app.run_test(size=SIZE) as pilot:
         await open_run(pilot, app, "irrelevant_weather")
         await paste(pilot, app, "200", chat_call("evil\x9b2J\x7f", '{"q": "\x9b0m"}'))
@@ -529,7 +530,7 @@ async def test_a_turn_shown_again_opens_at_the_users_turn_in_the_same_frame(
 ) -> None:
     # the request pane scrolled to the user's turn only after a refresh: the screen was
     # drawn once at the system prompt and once more at the user's turn
-    app = app_for()
+    app = on_run(app_for, "recovery_lookup_ok")
     async with app.run_test(size=(80, 24)) as pilot:
         await turn_one(pilot, app, "recovery_lookup_ok")
         await pilot.pause()
@@ -542,3 +543,14 @@ async def test_a_turn_shown_again_opens_at_the_users_turn_in_the_same_frame(
         assert isinstance(screen, RunScreen)
         screen.action_step_turn(0)  # the turn shown again, as the turn tabs do
         assert (area.cursor_location[0], area.scroll_offset.y) == (line, top)
+
+
+async def test_an_app_started_on_run_shows_the_case_chosen_before_it(app_for: AppFor) -> None:
+    # what the Run tests start from (on_run): the case read when the screen is first
+    # shown, not the file's first; no Cases screen built on the way
+    app = on_run(app_for, "recovery_not_found")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, RunScreen))
+        await pilot.pause()
+        assert app.screen.query_one("#run-case", Select).value == "recovery_not_found"
+        assert app.built_modes == {"run"}

@@ -10,7 +10,15 @@ import orjson
 from textual.message import Message
 from textual.widgets import Static, TextArea
 
-from tests.support.tui import attempts, open_history, open_run, status, wait_for, write_config
+from tests.support.tui import (
+    attempts,
+    on_run,
+    open_history,
+    open_run,
+    status,
+    wait_for,
+    write_config,
+)
 from toolstand.attempt.record import record
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.model.events import stream_titles
@@ -39,7 +47,7 @@ async def test_a_streamed_turn_lists_its_events_as_they_arrive(
         if isinstance(message, StreamEvent) and not any(m is message for m in live):
             live.append(message)
 
-    app = app_for()
+    app = on_run(app_for, "recovery_lookup_ok")
     async with app.run_test(size=(80, 24), message_hook=hook) as pilot:
         await open_run(pilot, app, "recovery_lookup_ok")
         await pilot.press("ctrl+g")
@@ -83,7 +91,7 @@ async def test_a_streamed_turn_lists_its_events_as_they_arrive(
 
 async def test_a_run_with_both_arms_toggles_the_stream_arm(app_for: AppFor, project: Path) -> None:
     write_config(project, runs=[STREAMBUG], stream="both")
-    app = app_for()
+    app = on_run(app_for, "irrelevant_joke")
     async with app.run_test(size=(80, 24)) as pilot:
         await open_run(pilot, app, "irrelevant_joke")
         await pilot.press("ctrl+g")  # the first arm: not streamed
@@ -107,7 +115,7 @@ async def test_the_stream_arm_key_is_off_for_a_run_with_one_arm(
     app_for: AppFor, project: Path
 ) -> None:
     write_config(project, runs=[STREAMBUG], stream=True)
-    app = app_for()
+    app = on_run(app_for, "irrelevant_joke")
     async with app.run_test(size=(80, 24)) as pilot:
         await open_run(pilot, app, "irrelevant_joke")
         assert app.screen.check_action("stream_arm", ()) is False
@@ -119,7 +127,7 @@ async def test_history_shows_the_events_of_a_streamed_attempt(
     app_for: AppFor, project: Path
 ) -> None:
     write_config(project, runs=[STREAMBUG], stream=True)
-    app = app_for()
+    app = on_run(app_for, "irrelevant_joke")
     async with app.run_test(size=(80, 24)) as pilot:
         await open_run(pilot, app, "irrelevant_joke")
         await pilot.press("ctrl+g")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Static
 
-from tests.support.tui import SIZE, open_run, status, wait_for, write_config
+from tests.support.tui import SIZE, on_run, open_run, status, wait_for, write_config
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.run import RunScreen
 
@@ -79,7 +79,7 @@ async def test_a_planted_key_never_reaches_a_screen_or_a_record(
         for api in ("openai-chat", "anthropic", "gemini")
     ]
     write_config(project, runs=runs)
-    app = app_for()
+    app = on_run(app_for, "missing_id")
     async with app.run_test(size=SIZE) as pilot:
         for run in range(3):
             await open_run(pilot, app, "missing_id", run=run)
