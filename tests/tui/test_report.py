@@ -39,7 +39,7 @@ async def test_metrics_errors_and_flaky_cases(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     write_flaky_history(project)
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot, app)
         assert screen.path is not None and screen.path.endswith("fixture.jsonl")
@@ -69,7 +69,7 @@ async def test_exports_go_to_runs_with_a_notice(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     write_history(project)
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         await open_report(pilot, app)
         await pilot.press("e", "c")
@@ -98,7 +98,7 @@ async def test_switching_run_files(app_for: AppFor, project: Path, fixed_clock: 
         (project / "runs" / "fixture.jsonl").read_bytes().splitlines(keepends=True)[0]
         + b"".join((project / "runs" / "fixture.jsonl").read_bytes().splitlines(keepends=True)[1:4])
     )
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot, app)
         await pilot.press("o")
@@ -128,7 +128,7 @@ def test_report_screen_snapshot(
         await open_report(pilot, pilot.app)  # type: ignore[arg-type]
         await pilot.pause()
 
-    assert snap_compare(app_for(), terminal_size=SIZE, run_before=show)
+    assert snap_compare(app_for(start_mode="report"), terminal_size=SIZE, run_before=show)
 
 
 async def test_a_file_that_is_not_a_history_leaves_nothing_of_the_last_one(
@@ -138,7 +138,7 @@ async def test_a_file_that_is_not_a_history_leaves_nothing_of_the_last_one(
     notes = project / "runs" / "notes.jsonl"
     notes.write_bytes(b"".join(b"plain text line %d\n" % i for i in range(9)) + b"no newline")
     os.utime(notes, (1e9, 1e9))  # older: the fixture opens first
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot, app)
         assert screen.query_one("#case-table-r", DataTable).row_count == 3
@@ -169,7 +169,7 @@ async def test_the_report_shows_escapes_spelled(
     evil = dict(recs[0], provider="sim\x1b]0;T\x07", case_id="case\x1b[2J\x9b")
     with open(project / "runs" / "fixture.jsonl", "ab") as fh:
         fh.write(orjson.dumps(evil) + b"\n")
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await open_report(pilot, app)
         metrics = cells(screen.query_one("#metric-table", DataTable))
