@@ -15,6 +15,7 @@ from textual.widgets import DataTable, OptionList, Static
 from tests.support.tui import SIZE, cells, open_report, wait_for
 from tests.support.tui_history import write_history
 from toolstand.tui.app import ToolstandApp
+from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.widgets.report_view import ReportView, bar
 
 AppFor = Callable[..., ToolstandApp]
@@ -189,7 +190,7 @@ async def test_an_export_notice_spells_control_characters_in_the_file_name(
 ) -> None:
     name = "ev\x1b]0;T\x07il\x9b.jsonl"
     write_history(project, name)
-    app = app_for(history=str(project / "runs" / name))
+    app = app_for(history=str(project / "runs" / name), start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         await open_report(pilot, app)
         await pilot.press("e")
@@ -197,3 +198,22 @@ async def test_an_export_notice_spells_control_characters_in_the_file_name(
         notes = [n.message for n in app._notifications]
         assert not any("\x1b" in n or "\x07" in n or "\x9b" in n for n in notes), notes
         assert any("ev\\x1b]0;T\\x07il\\x9b.report.json" in n for n in notes), notes
+
+
+async def test_the_app_starts_on_the_report_of_the_history_it_was_given(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    write_history(project)
+    older = project / "runs" / "older.jsonl"
+    lines = (project / "runs" / "fixture.jsonl").read_bytes().splitlines(keepends=True)
+    older.write_bytes(b"".join(lines[:4]))  # the header and three attempts
+    os.utime(older, (1e9, 1e9))  # not the newest: opened only because it was asked for
+    app = app_for(history=str(older), start_mode="report")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ReportScreen))
+        screen = app.screen
+        assert isinstance(screen, ReportScreen) and app.built_modes == {"report"}
+        await wait_for(pilot, lambda: screen.report is not None)
+        assert screen.path == str(older) and app.history_path == str(older)
+        assert screen.report is not None
+        assert sum(g.attempted for g in screen.report.groups) == 3
