@@ -63,7 +63,7 @@ async def test_history_shows_case_ids_and_error_codes_whole_at_80_and_120_column
 ) -> None:
     recs = write_history(project)
     for size, panel in (((80, 24), False), ((120, 40), True)):
-        app = app_for()
+        app = app_for(start_mode="history")
         async with app.run_test(size=size) as pilot:
             screen = await open_history(pilot, app, len(recs))
             if panel:
@@ -105,7 +105,7 @@ async def test_history_at_80x24_names_the_provider_and_cuts_no_title(
     for rec in recs[1::2]:
         rec["provider"] = "acme"
     write_records(project, recs)
-    header, first = await header_and_first_row(app_for(), len(recs))
+    header, first = await header_and_first_row(app_for(start_mode="history"), len(recs))
     assert "provider/model" in header.split() and "verdict" in header.split(), header
     assert "…" not in header
     assert f"{recs[0]['provider']}/{recs[0]['model']}" in first.split(), first
@@ -115,6 +115,6 @@ async def test_one_provider_is_named_in_the_title_and_its_models_are_whole(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     recs = write_history(project)
-    header, first = await header_and_first_row(app_for(), len(recs))
+    header, first = await header_and_first_row(app_for(start_mode="history"), len(recs))
     assert "model (sim)" in header and "provider" not in header, header
     assert recs[0]["model"] in first.split(), first

@@ -123,7 +123,7 @@ async def test_history_shows_times_tries_and_headers_of_the_turn(
     )
     lines = [orjson.dumps(r) for r in [headers()[0], *recs]]
     (project / "runs" / "t.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         await open_history(pilot, app, len(recs))
         await pilot.press("home", "enter")

@@ -42,7 +42,7 @@ async def test_triage_yesterdays_failures_diff_and_promote(
     recs = write_history(project)
     cases_path = project / "cases" / "delivery.jsonl"
     before = cases_path.read_bytes()
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_history(pilot, app, len(recs))
         assert screen.path is not None and screen.path.endswith("fixture.jsonl")
@@ -140,7 +140,7 @@ async def test_rejudge_copy_and_rerun_from_the_list(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     recs = write_history(project)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_history(pilot, app, len(recs))
         row = next(
@@ -172,7 +172,7 @@ async def test_rejudge_copy_and_rerun_from_the_list(
 async def test_a_live_file_is_followed(app_for: AppFor, project: Path, fixed_clock: None) -> None:
     recs = write_history(project)
     path = project / "runs" / "fixture.jsonl"
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_history(pilot, app, len(recs))
         lst = screen.query_one(AttemptList)
@@ -211,7 +211,7 @@ async def test_a_cold_index_is_saved_as_it_goes_and_loaded_next_time(
         return save(ix)
 
     monkeypatch.setattr(history_sidecar, "save", counted_save)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         await open_history(pilot, app, len(recs))
     assert len(saved_at) >= 3 and saved_at[0] < len(recs) and saved_at[-1] == len(recs)
@@ -227,7 +227,7 @@ async def test_a_cold_index_is_saved_as_it_goes_and_loaded_next_time(
         return ok
 
     monkeypatch.setattr(history_sidecar, "load", counted_load)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_history(pilot, app, len(recs))
         assert screen.index is not None and screen.index.persisted == len(recs)
@@ -240,7 +240,7 @@ async def test_the_picker_lists_run_files_and_opens_one(
 ) -> None:
     recs = write_history(project)
     write_history(project, "other.jsonl")
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         await open_history(pilot, app, len(recs))
         await pilot.press("o")
@@ -282,7 +282,9 @@ def test_history_screen_snapshot(
         await pilot.press("escape")
         await pilot.pause()
 
-    assert snap_compare(app_for(), terminal_size=SIZE, run_before=failures_with_counts)
+    assert snap_compare(
+        app_for(start_mode="history"), terminal_size=SIZE, run_before=failures_with_counts
+    )
 
 
 def test_a_promoted_case_keeps_the_expectation_under_a_new_id(project: Path) -> None:

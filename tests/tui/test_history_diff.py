@@ -42,7 +42,7 @@ async def test_the_diff_compares_raw_bodies_and_decisions_line_by_line(
         )
         for model in ("sim-eager", "sim-careful")
     )  # fmt: skip
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_history(pilot, app, len(recs))
         lst = screen.query_one(AttemptList)
@@ -89,7 +89,7 @@ async def test_two_run_ids_are_cut_where_they_differ_at_80x24(
     for n, rec in enumerate(recs):
         rec["run_id"] = f"live-20261203T1323{n:02d}Z-{n:06x}abcdef"
     write_records(project, recs)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_history(pilot, app, len(recs))
         lst = screen.query_one(AttemptList)

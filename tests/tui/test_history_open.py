@@ -72,7 +72,7 @@ async def test_the_open_dialog_takes_a_typed_path(
     elsewhere = project / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "kept.jsonl").write_bytes((project / "runs" / "fixture.jsonl").read_bytes())
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         history = await screen_after(pilot, HistoryScreen, "f3")
         await pilot.press("o")
@@ -95,7 +95,7 @@ async def test_the_picker_says_what_is_not_a_history(
 ) -> None:
     write_history(project)
     (project / "runs" / "notes.jsonl").write_bytes(b"a line\n" * 9 + b"no newline")
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f3", "o")
         await wait_for(pilot, lambda: isinstance(app.screen, RunPicker))
@@ -232,7 +232,7 @@ async def test_the_open_dialog_counts_and_names_models_from_the_file_not_a_guess
     lines = [orjson.dumps(r) + b"\n" for r in [header, *padded * (300 // len(padded) + 1)]]
     big.write_bytes(b"".join(lines))
     assert big.stat().st_size > (1 << 18)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         await screen_after(pilot, HistoryScreen, "f3")
         picker = await screen_after(pilot, RunPicker, "o")

@@ -53,7 +53,7 @@ async def test_odd_lines_never_crash_the_filters_and_are_told(
     recs = list(fixture_records(project))
     lines: list[Any] = [headers()[0], *recs[:4], b'{"type":"attempt"}', b"not json", *recs[4:6]]
     write_lines(project / "runs" / "odd.jsonl", lines)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         screen = await screen_after(pilot, HistoryScreen, "f3")
         await wait_for(pilot, lambda: screen.index is not None and not screen.indexing)
@@ -78,7 +78,7 @@ async def test_another_history_brings_its_own_facets_and_counts(
     write_lines(project / "runs" / "zz_other.jsonl", [headers()[0], *other])
     os.utime(project / "runs" / "zz_other.jsonl", (1e9, 1e9))  # older: not opened first
     recs = write_history(project)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_history(pilot, app, len(recs))
         await pilot.press("f")
@@ -105,7 +105,7 @@ async def test_a_new_filter_starts_at_the_top(
     recs = list(fixture_records(project))
     many = [dict(r, attempt=n + 1) for n in range(5) for r in recs]  # 120 rows
     write_lines(project / "runs" / "many.jsonl", [headers()[0], *many])
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_history(pilot, app, len(many))
         lst = screen.query_one(AttemptList)
@@ -131,7 +131,7 @@ async def test_escapes_in_a_history_are_shown_not_obeyed(
     evil["decision"] = dict(evil["decision"], text=f"hello{HOSTILE}{CSI}")
     evil["user"] = f"user{HOSTILE}"
     write_lines(project / "runs" / "evil.jsonl", [headers()[0], *recs[:2], evil])
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=(140, 30)) as pilot:
         screen = await open_history(pilot, app, 3)
         await pilot.press("f")
@@ -166,7 +166,7 @@ async def test_at_80x24_with_the_panel_open_verdicts_and_errors_show(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     recs = write_history(project)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_history(pilot, app, len(recs))
         await pilot.press("f")
@@ -209,7 +209,7 @@ async def test_escapes_in_a_repair_turn_s_label_are_shown_not_obeyed(
         }
     ]
     write_lines(project / "runs" / "evil.jsonl", [headers()[0], *recs[:2], evil])
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=(140, 30)) as pilot:
         await open_history(pilot, app, 3)
         await pilot.press("end", "enter")
@@ -231,7 +231,7 @@ async def test_no_feedback_is_named_none_in_the_facet_and_the_status(
     # hfix F7b: "5 match: feedback=?" for the attempts without repair turns
     recs = write_history(project)
     assert not any("feedback" in r for r in recs)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_history(pilot, app, len(recs))
         await pilot.press("f")

@@ -115,7 +115,7 @@ async def test_a_focused_history_list_draws_its_cursor_row_as_focused(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     recs = write_history(project)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SMALL) as pilot:
         screen = await open_history(pilot, app, len(recs))
         lst = screen.query_one(AttemptList)
@@ -182,7 +182,7 @@ async def test_the_open_dialog_s_path_box_has_a_border_takes_focus_and_opens_wha
 ) -> None:
     write_history(project, "a.jsonl")
     recs = write_history(project, "b.jsonl")
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SMALL) as pilot:
         await pilot.press("f3")
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
@@ -210,7 +210,7 @@ async def test_slash_in_history_s_filter_text_types_a_slash_and_is_not_offered(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     recs = write_history(project)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SMALL) as pilot:
         await open_history(pilot, app, len(recs))
         await pilot.press("f")

@@ -63,7 +63,7 @@ async def test_history_steps_through_repair_turns(app_for: AppFor, project: Path
     recs = await write_repair_history(project)
     row = next(i for i, r in enumerate(recs) if r["repair_turns"] and r["feedback"] == "allowed")
     want = recs[row]
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SIZE) as pilot:
         await open_history(pilot, app, len(recs))
         await pilot.press("home", *(["down"] * row), "enter")
@@ -99,7 +99,7 @@ async def test_a_repair_turn_s_panes_are_titled_whole_at_80x24(
     # turn 2 · re…": cut by the border, their ends lost
     recs = await write_repair_history(project)
     row = next(i for i, r in enumerate(recs) if r["repair_turns"])
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=(80, 24)) as pilot:
         await open_history(pilot, app, len(recs))
         await pilot.press("home", *(["down"] * row), "enter")
@@ -116,7 +116,7 @@ async def test_a_repair_turn_s_panes_are_titled_whole_at_80x24(
 
 async def test_report_shows_each_arm_with_its_repair_rates(app_for: AppFor, project: Path) -> None:
     await write_repair_history(project)
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot, app)
         metrics = cells(screen.query_one("#metric-table", DataTable))

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, OptionList, Static
 from tests.support.tui import SIZE, cells, open_report, wait_for
 from tests.support.tui_history import write_history
 from toolstand.tui.app import ToolstandApp
+from toolstand.tui.screens.report import ReportScreen
 from toolstand.tui.widgets.report_view import ReportView, bar
 
 AppFor = Callable[..., ToolstandApp]
@@ -39,7 +40,7 @@ async def test_metrics_errors_and_flaky_cases(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     write_flaky_history(project)
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot, app)
         assert screen.path is not None and screen.path.endswith("fixture.jsonl")
@@ -69,7 +70,7 @@ async def test_exports_go_to_runs_with_a_notice(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     write_history(project)
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         await open_report(pilot, app)
         await pilot.press("e", "c")
@@ -98,7 +99,7 @@ async def test_switching_run_files(app_for: AppFor, project: Path, fixed_clock: 
         (project / "runs" / "fixture.jsonl").read_bytes().splitlines(keepends=True)[0]
         + b"".join((project / "runs" / "fixture.jsonl").read_bytes().splitlines(keepends=True)[1:4])
     )
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot, app)
         await pilot.press("o")
@@ -128,7 +129,7 @@ def test_report_screen_snapshot(
         await open_report(pilot, pilot.app)  # type: ignore[arg-type]
         await pilot.pause()
 
-    assert snap_compare(app_for(), terminal_size=SIZE, run_before=show)
+    assert snap_compare(app_for(start_mode="report"), terminal_size=SIZE, run_before=show)
 
 
 async def test_a_file_that_is_not_a_history_leaves_nothing_of_the_last_one(
@@ -138,7 +139,7 @@ async def test_a_file_that_is_not_a_history_leaves_nothing_of_the_last_one(
     notes = project / "runs" / "notes.jsonl"
     notes.write_bytes(b"".join(b"plain text line %d\n" % i for i in range(9)) + b"no newline")
     os.utime(notes, (1e9, 1e9))  # older: the fixture opens first
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot, app)
         assert screen.query_one("#case-table-r", DataTable).row_count == 3
@@ -169,7 +170,7 @@ async def test_the_report_shows_escapes_spelled(
     evil = dict(recs[0], provider="sim\x1b]0;T\x07", case_id="case\x1b[2J\x9b")
     with open(project / "runs" / "fixture.jsonl", "ab") as fh:
         fh.write(orjson.dumps(evil) + b"\n")
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await open_report(pilot, app)
         metrics = cells(screen.query_one("#metric-table", DataTable))
@@ -189,7 +190,7 @@ async def test_an_export_notice_spells_control_characters_in_the_file_name(
 ) -> None:
     name = "ev\x1b]0;T\x07il\x9b.jsonl"
     write_history(project, name)
-    app = app_for(history=str(project / "runs" / name))
+    app = app_for(history=str(project / "runs" / name), start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         await open_report(pilot, app)
         await pilot.press("e")
@@ -197,3 +198,22 @@ async def test_an_export_notice_spells_control_characters_in_the_file_name(
         notes = [n.message for n in app._notifications]
         assert not any("\x1b" in n or "\x07" in n or "\x9b" in n for n in notes), notes
         assert any("ev\\x1b]0;T\\x07il\\x9b.report.json" in n for n in notes), notes
+
+
+async def test_the_app_starts_on_the_report_of_the_history_it_was_given(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    write_history(project)
+    older = project / "runs" / "older.jsonl"
+    lines = (project / "runs" / "fixture.jsonl").read_bytes().splitlines(keepends=True)
+    older.write_bytes(b"".join(lines[:4]))  # the header and three attempts
+    os.utime(older, (1e9, 1e9))  # not the newest: opened only because it was asked for
+    app = app_for(history=str(older), start_mode="report")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ReportScreen))
+        screen = app.screen
+        assert isinstance(screen, ReportScreen) and app.built_modes == {"report"}
+        await wait_for(pilot, lambda: screen.report is not None)
+        assert screen.path == str(older) and app.history_path == str(older)
+        assert screen.report is not None
+        assert sum(g.attempted for g in screen.report.groups) == 3

@@ -52,7 +52,7 @@ async def test_the_categories_tab_pools_the_highlighted_group_per_category(
             rec = attempt(cid, model=model, j=None if passed else fail)
             recs.append({**rec, "category": category})
     write_jsonl(project / "runs" / "bfcl.jsonl", recs)
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot, app)
         await show_tab(pilot, screen, "tab-categories")
@@ -77,7 +77,7 @@ async def test_a_history_without_categories_says_so(
 ) -> None:
     recs = [header(), *({**attempt(c), "category": None} for c in ("a", "b"))]
     write_jsonl(project / "runs" / "plain.jsonl", recs)
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_report(pilot, app)
         await show_tab(pilot, screen, "tab-categories")
@@ -102,7 +102,7 @@ async def test_the_errors_count_shows_at_80_columns_and_the_stream_arms_apart(
         arm(attempt("c", transport_error=transport("stream_interrupted"), **long), True),
     ]
     write_jsonl(project / "runs" / "long.jsonl", recs)
-    app = app_for()
+    app = app_for(start_mode="report")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_report(pilot, app)
         metrics = cells(screen.query_one("#metric-table", DataTable))

@@ -32,7 +32,7 @@ async def test_a_cut_history_status_ends_in_its_key_and_f10_shows_it_whole(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     recs = write_history(project)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SMALL) as pilot:
         screen = await open_history(pilot, app, len(recs))
         line = screen.query_one("#history-status", StatusLine)

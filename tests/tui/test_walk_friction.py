@@ -124,7 +124,7 @@ async def test_marking_for_a_diff_says_so_in_the_status_line_and_no_toast_covers
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
     recs = write_history(project)
-    app = app_for()
+    app = app_for(start_mode="history")
     async with app.run_test(size=SMALL, notifications=True) as pilot:
         screen = await open_history(pilot, app, len(recs))
         lst = screen.query_one(AttemptList)
@@ -161,10 +161,9 @@ async def test_marking_for_a_diff_says_so_in_the_status_line_and_no_toast_covers
 async def test_report_s_help_says_how_to_switch_tabs_and_the_keys_do(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
-    recs = write_history(project)
-    app = app_for()
+    write_history(project)
+    app = app_for(start_mode="report")
     async with app.run_test(size=SMALL) as pilot:
-        await open_history(pilot, app, len(recs))
         report = await open_report(pilot, app)
         await screen_after(pilot, HelpScreen, "question_mark")
         said = help_text(app)

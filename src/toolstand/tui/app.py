@@ -408,14 +408,15 @@ def make_app(
     tools: str | None = None,
     *,
     root: Path | None = None,
-    start_mode: str = "cases",
+    start_mode: str | None = None,
     keymap: dict[str, str] | None = None,
     history: str | None = None,
 ) -> ToolstandApp:
-    """The app over the project in ``root`` (the current directory by default); with
-    ``history``, that run file open in History."""
+    """The app over the project in ``root`` (the current directory by default), on the
+    screen of ``start_mode`` (Cases by default); with ``history``, that run file open in
+    History and Report, the app on History unless ``start_mode`` says another screen."""
     project = load_project(root or Path.cwd(), config, cases, tools)
-    app = ToolstandApp(project, start_mode="history" if history else start_mode)
+    app = ToolstandApp(project, start_mode=start_mode or ("history" if history else "cases"))
     if history:
         app.history_path = os.path.abspath(history)
     if keymap:
