@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import App
+from textual.dom import DOMNode
 from textual.reactive import reactive
 
 from toolstand.tui.model.project import Project
@@ -37,6 +38,18 @@ class ToolstandShell(App[int]):
         # the app quits and ``run_app`` raises them as ``load_project`` would have
         self.contract_problems: list[Problem] = []
 
+    def update_styles(self, node: DOMNode, animate: bool = True) -> None:
+        """Restyle ``node`` and what is under it, only once it is in the app's DOM.
+
+        A widget built with ``compact=True`` (or whose reactives toggle a class in its
+        constructor) asks for a restyle before it is mounted; Textual then styles it and
+        its subtree without the ancestors its rules match on, and styles it again when
+        it is mounted (``App._register`` applies the stylesheet to every new widget).
+        The first pass was about a tenth of the Cases screen's start. A node linked to
+        the app (mounted, or a loading indicator over one) is restyled as before."""
+        if node is self or _linked(node):
+            super().update_styles(node, animate)
+
     def check_contract(self) -> bool:
         """Whether the contract passes the meta-schema check ``load_project`` left out
         (jsonschema's import and check would hold the first paint back), checked on the
@@ -60,3 +73,13 @@ class ToolstandShell(App[int]):
             return
         self.verdicts = self.verdicts.over(found)
         self.verdicts_version += 1
+
+
+def _linked(node: DOMNode) -> bool:
+    """Whether ``node``'s parents reach the app (a screen is linked once installed)."""
+    parent = node._parent
+    while parent is not None:
+        if parent.is_dom_root:
+            return True
+        parent = parent._parent
+    return False
