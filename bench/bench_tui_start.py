@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # run by each worker: reads a line per start from stdin, answers the start's CPU seconds
 WORKER = """
-import asyncio, os, sys
+import asyncio, gc, os, sys
 from pathlib import Path
 from toolstand.tui.app import ToolstandApp, make_app
 from toolstand.tui.widgets.case_form import CaseForm
@@ -57,6 +57,7 @@ async def main():
     await start()
     print("ready", flush=True)
     for _ in sys.stdin:
+        gc.collect()  # the last start's garbage is not this one's to collect
         before = cpu()
         await start()
         print(cpu() - before, flush=True)

@@ -51,7 +51,7 @@ class ToolstandShell(App[int]):
         if node is self or _linked(node):
             super().update_styles(node, animate)
 
-    def _on_resize(self, event: events.Resize) -> None:
+    async def _on_resize(self, event: events.Resize) -> None:
         # Textual keeps a resize to the size the app already has (the driver's first one
         # repeats the app's own at start) and sends it to the screen when the app is next
         # idle: a second layout and draw of the first screen, a tenth of its start. Its
