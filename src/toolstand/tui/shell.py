@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.app import App
+from textual.dom import DOMNode
 from textual.reactive import reactive
 
 from toolstand.tui.model.project import Project
@@ -37,6 +39,26 @@ class ToolstandShell(App[int]):
         # the app quits and ``run_app`` raises them as ``load_project`` would have
         self.contract_problems: list[Problem] = []
 
+    def update_styles(self, node: DOMNode, animate: bool = True) -> None:
+        """Restyle ``node`` and what is under it, only once it is in the app's DOM.
+
+        A widget built with ``compact=True`` (or whose reactives toggle a class in its
+        constructor) asks for a restyle before it is mounted; Textual then styles it and
+        its subtree without the ancestors its rules match on, and styles it again when
+        it is mounted (``App._register`` applies the stylesheet to every new widget).
+        The first pass was about a tenth of the Cases screen's start. A node linked to
+        the app (mounted, or a loading indicator over one) is restyled as before."""
+        if node is self or _linked(node):
+            super().update_styles(node, animate)
+
+    async def _on_resize(self, event: events.Resize) -> None:
+        # Textual keeps a resize to the size the app already has (the driver's first one
+        # repeats the app's own at start) and sends it to the screen when the app is next
+        # idle: a second layout and draw of the first screen, a tenth of its start. Its
+        # own handler (App._on_resize, next in the MRO) is left out for that one only.
+        if event.size == self._size:
+            event.prevent_default()
+
     def check_contract(self) -> bool:
         """Whether the contract passes the meta-schema check ``load_project`` left out
         (jsonschema's import and check would hold the first paint back), checked on the
@@ -60,3 +82,13 @@ class ToolstandShell(App[int]):
             return
         self.verdicts = self.verdicts.over(found)
         self.verdicts_version += 1
+
+
+def _linked(node: DOMNode) -> bool:
+    """Whether ``node``'s parents reach the app (a screen is linked once installed)."""
+    parent = node._parent
+    while parent is not None:
+        if parent.is_dom_root:
+            return True
+        parent = parent._parent
+    return False
