@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual import events
 from textual.app import App
 from textual.dom import DOMNode
 from textual.reactive import reactive
@@ -50,14 +49,6 @@ class ToolstandShell(App[int]):
         the app (mounted, or a loading indicator over one) is restyled as before."""
         if node is self or _linked(node):
             super().update_styles(node, animate)
-
-    async def _on_resize(self, event: events.Resize) -> None:
-        # Textual keeps a resize to the size the app already has (the driver's first one
-        # repeats the app's own at start) and sends it to the screen when the app is next
-        # idle: a second layout and draw of the first screen, a tenth of its start. Its
-        # own handler (App._on_resize, next in the MRO) is left out for that one only.
-        if event.size == self._size:
-            event.prevent_default()
 
     def check_contract(self) -> bool:
         """Whether the contract passes the meta-schema check ``load_project`` left out
