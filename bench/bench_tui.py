@@ -40,7 +40,6 @@ import asyncio
 import compileall
 import contextlib
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -53,6 +52,9 @@ from typing import Any
 import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.support: the project copy the TUI tests use
+from tests.support.project_copy import copy_project  # noqa: E402
+
 SIZE = (80, 24)
 KEYS = (("f2", "RunScreen"), ("f3", "HistoryScreen"), ("f4", "ReportScreen"), ("f1", "CasesScreen"))
 Timings = dict[str, list[tuple[float, float]]]  # step -> [(wall s, cpu s)]
@@ -64,19 +66,9 @@ def _cpu() -> float:
     return t.user + t.system
 
 
-def _project(into: Path, history: Path | None = None) -> Path:
-    for folder in ("cases", "contracts", "prompts"):
-        shutil.copytree(ROOT / folder, into / folder)
-    shutil.copy(ROOT / "config.example.json", into / "config.example.json")
-    (into / "runs").mkdir()
-    if history is not None:
-        shutil.copy(history, into / "runs" / history.name)
-    return into
-
-
 def _history(into: Path) -> Path:
     """A small run file written by ``toolstand run`` against the simulator."""
-    project = _project(into / "make")
+    project = copy_project(into / "make")
     out = project / "runs" / "bench.jsonl"
     subprocess.run(
         [sys.executable, "-m", "toolstand", "run", "--config", "config.example.json",
@@ -215,7 +207,7 @@ def child(root: Path, report_fd: int) -> None:
 
 
 def _spawn(src: Path, history: Path, tmp: Path) -> Timings:
-    root = _project(Path(tempfile.mkdtemp(dir=tmp)), history)
+    root = copy_project(Path(tempfile.mkdtemp(dir=tmp)), history)
     read, write = os.pipe()
     env = dict(os.environ, PYTHONPATH=str(src))
     start = time.perf_counter()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.support: the project copy the TUI tests use
+from tests.support.project_copy import copy_project  # noqa: E402
 
 # run by each worker: reads a line per start from stdin, answers the start's CPU seconds
 WORKER = """
@@ -67,14 +68,6 @@ asyncio.run(main())
 """
 
 
-def _project(into: Path) -> Path:
-    for folder in ("cases", "contracts", "prompts"):
-        shutil.copytree(ROOT / folder, into / folder)
-    shutil.copy(ROOT / "config.example.json", into / "config.example.json")
-    (into / "runs").mkdir()
-    return into
-
-
 def _worker(src: Path, project: Path, args: argparse.Namespace) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(src)}
     argv = [sys.executable, "-c", WORKER, str(project), args.mode, *map(str, args.size)]
@@ -104,7 +97,7 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.2f} at start; {args.mode} at {args.size}")
     with tempfile.TemporaryDirectory() as tmp:
         srcs = {"this": ROOT / "src", "before": args.before.resolve()}
-        workers = {k: _worker(s, _project(Path(tmp) / k), args) for k, s in srcs.items()}
+        workers = {k: _worker(s, copy_project(Path(tmp) / k), args) for k, s in srcs.items()}
         cpu: dict[str, list[float]] = {k: [] for k in workers}
         order = list(workers)
         for i in range(args.starts):

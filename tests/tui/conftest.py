@@ -5,7 +5,6 @@ fixed clock for the History screens. The helpers that drive the app are in
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input, TextArea
 
+from tests.support.project_copy import copy_project
 from tests.support.tui import settle
 from tests.support.tui_history import TODAY
 from toolstand.tui.app import ToolstandApp, make_app
@@ -52,11 +52,7 @@ def form_built_with_its_screen(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    for folder in ("cases", "contracts", "prompts"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    shutil.copy(ROOT / "config.example.json", tmp_path / "config.example.json")
-    (tmp_path / "runs").mkdir()
-    return tmp_path
+    return copy_project(tmp_path)
 
 
 @pytest.fixture
