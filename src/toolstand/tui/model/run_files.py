@@ -37,18 +37,23 @@ def file_facts(rf: RunFile) -> FileFacts:
         models = tuple(str(m) for m in head.get("values", {}).get("model", []) if m is not None)
         whole = end >= rf.size
         count = (
-            f"{rows:,} attempts"
+            attempts(rows)
             if whole
-            else f"{rows:,}+ attempts (index at {end / max(1, rf.size):.0%})"
+            else f"{attempts(rows, '+')} (index at {end / max(1, rf.size):.0%})"
         )
         return FileFacts(count, models, whole)
     seen, whole = _models_read(rf.path)
     count = (
-        f"{rf.attempts:,} attempts"
+        attempts(rf.attempts)
         if rf.exact and rf.attempts is not None
         else "attempts unknown until opened"
     )
     return FileFacts(count, seen, whole)
+
+
+def attempts(n: int, more: str = "") -> str:
+    """``n`` attempts in words: "1 attempt", "1,650 attempts", "3+ attempts"."""
+    return f"{n:,}{more} attempt" + ("" if n == 1 and not more else "s")
 
 
 def _models_read(path: str, sample: int = SAMPLE) -> tuple[tuple[str, ...], bool]:
