@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual import events
+from textual import events, work
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -24,8 +24,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.theme import Theme
 
-from toolstand.history import HistoryIndex
+from toolstand.history import HistoryIndex, read_record
 from toolstand.tui.fit import cut_middle
+from toolstand.tui.model.verdicts import UNKNOWN, has_repairs, repair_of, repair_outcome
 from toolstand.tui.widgets.columns import Column, pick_layout
 from toolstand.util.printable import visible
 
@@ -63,6 +64,10 @@ CUT_MIDDLE = ("case", "model", "provider", "provider/model")  # ids: their ends 
 # raised to their content in turn
 CONTENT = ("case", "model", "provider/model", "provider", "mode", "errors")
 ERRORS_GOAL = 15  # a code such as unexpected_call whole: a list may be longer still
+VERDICT_WORDS = {"pass": "pass", "fail": "FAIL", "error": "err"}
+# turn 1's verdict (the attempt's), then how its repair turns ended, in lower case after
+# an arrow: "FAIL→pass" is a failure that a repair turn fixed, never a pass
+REPAIRED = "{verdict}→{repair}"
 
 
 def layout(width: int, wants: dict[str, int] | None = None) -> list[tuple[str, int]]:
@@ -76,7 +81,7 @@ def layout(width: int, wants: dict[str, int] | None = None) -> list[tuple[str, i
         shown = [(t, change.get(t, least)) for t, least in COLUMNS]
         stages.append(
             [
-                Column(t, _want(t, wants) if t in wants else int(least), int(least))
+                Column(t, _want(t, wants) if t in wants else int(least), _least(t, least, wants))
                 for t, least in shown
                 if least is not None
             ]
@@ -99,6 +104,12 @@ def _want(key: str, wants: dict[str, int]) -> int:
     return wants[key] if key == "provider/model" else max(len(key), wants[key])
 
 
+def _least(key: str, least: int | None, wants: dict[str, int]) -> int:
+    """A column's least width: its own, or for a verdict with its repair's outcome
+    beside it, the whole of that ("FAIL→pass" cut would read as a verdict)."""
+    return max(int(least or 0), wants.get(key, 0) if key == "verdict" else 0)
+
+
 def _raise_order(column: Column) -> int:
     return CONTENT.index(column.key) if column.key in CONTENT else len(CONTENT)
 
@@ -119,6 +130,8 @@ def content_widths(ix: HistoryIndex) -> dict[str, int]:
     wants["errors"] = max(
         (len(visible(",".join(map(str, v)))) for v in ix.errors.values), default=0
     )
+    if has_repairs(ix):
+        wants["verdict"] = len(REPAIRED.format(verdict="FAIL", repair="pass"))
     return wants
 
 
@@ -198,6 +211,10 @@ class AttemptList(ScrollView, can_focus=True):
         self._wants: dict[str, int] = {}  # the content columns' widths, from the index
         self._counted: tuple[int, ...] = ()  # the distinct values they were measured on
         self._layout: list[tuple[str, int]] = layout(80)
+        # repair outcomes the index cannot tell (report_rows' odd lines), read from the
+        # records of the rows painted, by a worker: row -> outcome, and the rows asked
+        self._repairs: dict[int, str | None] = {}
+        self._asked: set[int] = set()
 
     # --- what is shown -----------------------------------------------------------------
 
@@ -213,6 +230,8 @@ class AttemptList(ScrollView, can_focus=True):
         """Show ``index`` (all rows, or the rows in ``view``); keeps the cursor's row, or
         with ``top`` (a new filter) starts at the first row."""
         keep = None if top else self.current_row
+        if index is not self.index:
+            self._repairs, self._asked = {}, set()
         self.index, self.view = index, view
         self._cache.clear()
         self._measure()
@@ -246,6 +265,7 @@ class AttemptList(ScrollView, can_focus=True):
             else (
                 *(len(ix.facets[f].values) for f in ("case", "model", "provider", "mode")),
                 len(ix.errors.values),
+                len(ix.report.kinds),  # a repair arm's first outcome widens the verdict
             )
         )
         if counted == self._counted:
@@ -323,40 +343,84 @@ class AttemptList(ScrollView, can_focus=True):
         if state & 2:
             base = base + self.get_component_rich_style("attempt-list--cursor", partial=True)
         verdict = ix.verdict_of(row)
-        # partial styles: a cell's colour must not paint over the cursor's background
-        vstyle = self.get_component_rich_style(
-            {"pass": "attempt-list--pass", "fail": "attempt-list--fail"}.get(
-                verdict, "attempt-list--error"
-            ),
-            partial=True,
-        )
         dim = self.get_component_rich_style("attempt-list--dim", partial=True)
         segs: list[Segment] = []
         mark_style = self.get_component_rich_style("attempt-list--mark", partial=True)
         segs.append(Segment("◆" if state & 1 else " ", base + mark_style))
         for n, (title, w) in enumerate(self._layout):
-            text, style = self._cell(ix, row, title, verdict, w)
-            cell_style: Style = base
             if title == "verdict":
-                cell_style = base + vstyle
-            elif style:
-                cell_style = base + dim
-            cell = _fit(text, w, right=title in ("network", "#"), middle=title in CUT_MIDDLE)
-            segs.append(Segment(cell, cell_style))
+                segs += self._verdict(ix, row, verdict, w, base)
+            else:
+                text, secondary = self._cell(ix, row, title, w)
+                cell = _fit(text, w, right=title in ("network", "#"), middle=title in CUT_MIDDLE)
+                segs.append(Segment(cell, base + dim if secondary else base))
             if n < len(self._layout) - 1:
                 segs.append(Segment(" ", base))
         return Strip(segs).adjust_cell_length(width, base)
 
+    def _outcome_style(self, outcome: str) -> Style:
+        """pass, fail, or anything else (a transport error) in its colour; partial: a
+        cell's colour must not paint over the cursor's background."""
+        name = {"pass": "attempt-list--pass", "fail": "attempt-list--fail"}.get(outcome)
+        return self.get_component_rich_style(name or "attempt-list--error", partial=True)
+
+    def _verdict(
+        self, ix: HistoryIndex, row: int, verdict: str, width: int, base: Style
+    ) -> list[Segment]:
+        """The verdict cell: turn 1's verdict in its colour, then, for an attempt with
+        repair turns, an arrow and how they ended in theirs (not bold: the recorded
+        verdict is the one that stands out)."""
+        word = VERDICT_WORDS.get(verdict, "?")
+        repair = self._repair(ix, row)
+        if repair is None:
+            return [Segment(_fit(word, width), base + self._outcome_style(verdict))]
+        after = _fit(REPAIRED.format(verdict="", repair=repair), max(0, width - len(word)))
+        return [
+            Segment(word, base + self._outcome_style(verdict)),
+            Segment(after, base + self._outcome_style(repair) + Style(bold=False)),
+        ]
+
+    def _repair(self, ix: HistoryIndex, row: int) -> str | None:
+        """How the row's repair turns ended, from the index; for a row it cannot tell,
+        from its record once read (None until then: the row is painted again)."""
+        repair = repair_outcome(ix, row)
+        if repair != UNKNOWN:
+            return repair
+        if row not in self._asked:
+            self._asked.add(row)
+            if len(self._asked) - len(self._repairs) == 1:  # the first of this paint
+                self.call_after_refresh(self._read_asked, ix)
+        return self._repairs.get(row)
+
+    def _read_asked(self, ix: HistoryIndex) -> None:
+        rows = sorted(self._asked.difference(self._repairs))
+        if rows and ix is self.index:
+            self._read_repairs(ix, rows)
+
+    @work(thread=True, group="repairs", exit_on_error=False)
+    def _read_repairs(self, ix: HistoryIndex, rows: list[int]) -> None:
+        read: dict[int, str | None] = {}
+        for row in rows:
+            try:
+                read[row] = repair_of(read_record(ix.path, ix.offsets[row]))
+            except (OSError, ValueError):  # the detail says why, when opened
+                read[row] = None
+        self.app.call_from_thread(self._repairs_read, ix, read)
+
+    def _repairs_read(self, ix: HistoryIndex, read: dict[int, str | None]) -> None:
+        if ix is self.index:
+            self._repairs.update(read)
+            self._cache.clear()
+            self.refresh()
+
     @staticmethod
-    def _cell(ix: HistoryIndex, row: int, title: str, verdict: str, width: int) -> tuple[str, bool]:
+    def _cell(ix: HistoryIndex, row: int, title: str, width: int) -> tuple[str, bool]:
         """A cell's text, and whether it is a secondary (dimmed) value."""
         if title == "time":
             t = ix.local_time(row)
             return ("?" if t is None else t.strftime("%m-%d %H:%M:%S")[-width:]), True
         if title == "#":
             return str(ix.attempt[row]), True
-        if title == "verdict":
-            return {"pass": "pass", "fail": "FAIL", "error": "err"}.get(verdict, "?"), False
         if title == "errors":
             return visible(",".join(map(str, ix.errors_of(row)))), False
         if title == "network":  # the attempt's total over all its turns (elapsed_ms)
