@@ -10,7 +10,8 @@ from pathlib import Path
 from tests.support.tui import open_history
 from tests.support.tui_history import write_history, write_records
 from toolstand.tui.app import ToolstandApp
-from toolstand.tui.widgets.attempt_list import AttemptList, layout
+from toolstand.tui.widgets.attempt_layout import INDENT, fit_codes, layout, lines
+from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.case_list import CaseTable
 from toolstand.tui.widgets.columns import Column, fit_widths, pick_layout
 
@@ -51,6 +52,32 @@ def test_history_columns_hold_case_ids_and_codes_whole_from_80_columns() -> None
         if width >= 100:
             assert "network" in shown, width
     assert dict(layout(150, wants))["errors"] > 15  # the rest to the errors
+
+
+def test_a_row_takes_two_lines_where_one_would_cut_its_run_case_or_codes() -> None:
+    # demo.jsonl's widest: sim-positional, recovery_retryable_problem, three codes
+    wants = {"case": 26, "errors": 47, "model": 14, "provider": 3, "mode": 8}
+    wants["provider/model"] = 14  # one provider: the models alone under "model (sim)"
+    for width in range(40, 160):
+        shown = lines(width, wants)
+        for n, line in enumerate(shown):
+            assert sum(w for _, w in line) + len(line) + INDENT * n <= width, width
+        cells = {t: w for line in shown for t, w in line}
+        assert {"verdict", "errors", "case", "mode", "#"} <= cells.keys(), width
+        if width >= 44:  # 80 columns with the filter panel open, less the scrollbar
+            assert cells["case"] >= 26 and cells["errors"] >= 15, width
+            assert max(cells.get("provider/model", 0), cells.get("model", 0)) >= 14, width
+        assert len(shown) == (1 if width >= 78 else 2), width  # 80 columns: one line
+    assert dict(lines(44, wants)[0]) == {"provider/model": 14, "case": 26}
+
+
+def test_error_codes_that_do_not_fit_say_how_many_more_there_are() -> None:
+    codes = ["invalid_arguments", "argument_mismatch", "unsafe_call"]
+    assert fit_codes(codes, 60) == "invalid_arguments,argument_mismatch,unsafe_call"
+    assert fit_codes(codes, 40) == "invalid_arguments,argument_mismatch +1"
+    assert fit_codes(codes, 20) == "invalid_arguments +2"
+    assert fit_codes(codes, 18) == "invalid_arguments…"  # the first whole, more there
+    assert fit_codes(codes, 10) == "invalid_a…" and fit_codes(["wrong_tool"], 10) == "wrong_tool"
 
 
 def row_text(lst: AttemptList, model: str, case: str, recs: list[dict[str, object]]) -> str:
