@@ -389,6 +389,8 @@ async def test_a_repaired_failure_says_so_in_the_list_and_its_values_read_whole_
         await pilot.pause()
         lines = ["".join(s.text for s in lst.render_line(y)) for y in range(1, len(fails) + 1)]
         assert "FAIL→pass" in lines[0].split() and "FAIL→fail" in lines[1].split()
+        # and which arm: the arms' rows of one attempt are told apart
+        assert "allowed" in lines[0].split() and "none" in lines[2].split()
         assert all("FAIL" in line.split() and "→" not in line for line in lines[2:]), lines
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, AttemptScreen))

@@ -24,10 +24,14 @@ COLUMNS: tuple[tuple[str, int | None], ...] = (
     ("case", 12),
     ("mode", 8),
     ("#", 2),
+    ("feedback", 8),
     ("verdict", 7),
     ("errors", 10),
     ("network", 7),
 )
+# the repair arm ("feedback") is a column only where the history has arms: it tells the
+# arms' rows of one attempt apart, and is never cut (allowed / allowed_prose)
+OPTIONAL = ("feedback",)
 # what gives way, in turn, when the width is short: the provider's own column (it joins
 # the model's: which run an attempt is of stays on the row, the simulator's "sim" costs
 # four cells, not a title's nine), the date, the network time, the time, the attempt
@@ -46,7 +50,7 @@ FALLBACKS: tuple[dict[str, int | None], ...] = (
 )
 CUT_MIDDLE = ("case", "model", "provider", "provider/model")  # ids: their ends tell them apart
 # raised to their content in turn
-CONTENT = ("case", "model", "provider/model", "provider", "mode", "errors")
+CONTENT = ("case", "model", "provider/model", "provider", "mode", "feedback", "errors")
 ERRORS_GOAL = 15  # a code such as unexpected_call whole: a list may be longer still
 # two lines a row (where one cannot hold the case, the codes and the run): the run, the
 # case and the time; then, indented, the rest
@@ -56,6 +60,7 @@ TOP_FALLBACKS: tuple[dict[str, int | None], ...] = ({}, {"time": 8}, {"time": No
 LINE_TWO: tuple[tuple[str, int | None], ...] = (
     ("mode", 8),
     ("#", 2),
+    ("feedback", 8),
     ("verdict", 7),
     ("errors", 10),
     ("network", 7),
@@ -127,8 +132,9 @@ def _whole(shown: dict[str, int], wants: dict[str, int]) -> bool:
     the goal) and its run."""
     run = max(shown.get("model", 0), shown.get("provider/model", 0))
     run_want = wants.get("model", 0) if "model" in shown else wants.get("provider/model", 0)
+    arm = {"feedback"} & wants.keys()
     return (
-        {"mode", "#"} <= shown.keys()  # which mode, which repetition: never given up
+        {"mode", "#", *arm} <= shown.keys()  # which mode, repetition, arm: never given up
         and shown.get("case", 0) >= wants.get("case", 0)
         and shown.get("errors", 0) >= _errors_goal(wants)
         and run >= run_want
@@ -148,7 +154,9 @@ def _stages(
     content where ``wants`` has it, in the order they are raised to it."""
     stages = []
     for change in fallbacks:
-        shown = [(t, change.get(t, least)) for t, least in columns]
+        shown = [
+            (t, change.get(t, least)) for t, least in columns if t not in OPTIONAL or t in wants
+        ]
         stages.append(
             [
                 Column(t, _want(t, wants) if t in wants else int(least), _least(t, least, wants))
@@ -183,8 +191,9 @@ def _want(key: str, wants: dict[str, int]) -> int:
 
 def _least(key: str, least: int | None, wants: dict[str, int]) -> int:
     """A column's least width: its own, or for a verdict with its repair's outcome
-    beside it, the whole of that ("FAIL→pass" cut would read as a verdict)."""
-    return max(int(least or 0), wants.get(key, 0) if key == "verdict" else 0)
+    beside it, the whole of that ("FAIL→pass" cut would read as a verdict), and the
+    repair arm's whole."""
+    return max(int(least or 0), wants.get(key, 0) if key in ("verdict", *OPTIONAL) else 0)
 
 
 def _raise_order(column: Column) -> int:
@@ -209,6 +218,8 @@ def content_widths(ix: HistoryIndex) -> dict[str, int]:
     )
     if has_repairs(ix):
         wants["verdict"] = len(REPAIRED.format(verdict="FAIL", repair="pass"))
+        arms = [visible(str(v)) for v in ix.facets["feedback"].values if v is not None]
+        wants["feedback"] = max(len("feedback"), *map(len, arms))
     return wants
 
 

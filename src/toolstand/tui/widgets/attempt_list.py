@@ -337,8 +337,9 @@ class AttemptList(ScrollView, can_focus=True):
             if one_provider(ix) is not None:
                 return model, False
             return f"{'?' if provider is None else visible(str(provider))}/{model}", False
-        facet = {"provider": "provider", "model": "model", "case": "case", "mode": "mode"}[title]
-        value = ix.value(facet, row)
+        value = ix.value(title, row)  # a facet: provider, model, case, mode, feedback
+        if title == "feedback":  # no arm: a row of a run without repair turns
+            return ("none" if value is None else visible(str(value))), True
         return ("?" if value is None else visible(str(value))), title == "provider"
 
     # --- moving ------------------------------------------------------------------------
