@@ -150,7 +150,7 @@ class AttemptList(ScrollView, can_focus=True):
             else (
                 *(len(ix.facets[f].values) for f in ("case", "model", "provider", "mode")),
                 len(ix.errors.values),
-                len(ix.report.kinds),  # a repair arm's first outcome widens the verdict
+                len(ix.facets["feedback"].values),  # a repair arm: the verdict widens
             )
         )
         if counted == self._counted:
