@@ -97,9 +97,9 @@ class AttemptList(ScrollView, can_focus=True):
         self._counted: tuple[int, ...] = ()  # the distinct values they were measured on
         self._lines: list[Line] = lines(80)  # each row's lines: one, or two where narrow
         # repair outcomes the index cannot tell (report_rows' odd lines), read from the
-        # records of the rows painted, by a worker: row -> outcome, and the rows asked
+        # records of the rows painted, by a worker: row -> outcome, and the rows to read
         self._repairs: dict[int, str | None] = {}
-        self._asked: set[int] = set()
+        self._asked: list[int] = []
 
     # --- what is shown -----------------------------------------------------------------
 
@@ -116,7 +116,7 @@ class AttemptList(ScrollView, can_focus=True):
         with ``top`` (a new filter) starts at the first row."""
         keep = None if top else self.current_row
         if index is not self.index:
-            self._repairs, self._asked = {}, set()
+            self._repairs, self._asked = {}, []
         self.index, self.view = index, view
         self._cache.clear()
         self._measure()
@@ -291,14 +291,15 @@ class AttemptList(ScrollView, can_focus=True):
         repair = repair_outcome(ix, row)
         if repair != UNKNOWN:
             return repair
-        if row not in self._asked:
-            self._asked.add(row)
-            if len(self._asked) - len(self._repairs) == 1:  # the first of this paint
+        if row not in self._repairs:
+            self._repairs[row] = None  # asked once; a worker reads the asked rows
+            self._asked.append(row)
+            if len(self._asked) == 1:  # the first since the last read: one read a paint
                 self.call_after_refresh(self._read_asked, ix)
-        return self._repairs.get(row)
+        return self._repairs[row]
 
     def _read_asked(self, ix: HistoryIndex) -> None:
-        rows = sorted(self._asked.difference(self._repairs))
+        rows, self._asked = self._asked, []
         if rows and ix is self.index:
             self._read_repairs(ix, rows)
 
