@@ -213,6 +213,14 @@ async def test_at_80x24_with_the_panel_open_each_row_is_whole_on_two_lines(
         assert all(any(s.style and s.style.bgcolor == cursor for s in lst.render_line(y + k))
                    for k in (0, 1))  # fmt: skip
         assert not any(s.style and s.style.bgcolor == cursor for s in lst.render_line(y + 2))
+        # a click on a row's second line picks that row; a page moves by whole rows
+        lst.cursor = 0
+        await pilot.pause()
+        assert lst.line_of(2) == 6  # below the two header lines and two rows
+        await pilot.click(AttemptList, offset=(5, lst.line_of(2) + 1))
+        assert lst.cursor == 2
+        await pilot.press("pagedown")
+        assert lst.cursor == 2 + (lst.size.height - 2) // 2 - 1
 
 
 async def test_escapes_in_a_repair_turn_s_label_are_shown_not_obeyed(
