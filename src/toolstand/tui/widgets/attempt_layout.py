@@ -1,7 +1,8 @@
 """Which columns the attempt list shows at a width, and how a cell fits its column (no
-Textual): one line per attempt where the case ids, the error codes and the run fit whole,
-else two (the filter panel open at 80 columns), the run and the case above, the mode,
-the verdict and the codes below.
+Textual): one line per attempt where the run, the case id, the mode, the attempt number,
+the repair arm and the error codes fit, else two (the filter panel open at 80 columns):
+the run and the case above, the mode, the number, the arm, the verdict and the codes
+below.
 """
 
 from __future__ import annotations
@@ -84,8 +85,8 @@ def layout(width: int, wants: dict[str, int] | None = None) -> list[tuple[str, i
     wants = wants or {}
     raised = _stages(COLUMNS, FALLBACKS, wants)
     goals = {"case": wants.get("case", 0), "errors": _errors_goal(wants)}
-    # the run whole too, where the time can give way for it (not the case ids, not the codes)
-    # (the model's own column too: beside the provider's it was cut where folded it fits)
+    # the run whole too, where the time can give way for it (not the case ids, not the
+    # codes): the folded column, or the model's own beside the provider's
     run = {
         **goals,
         "provider/model": wants.get("provider/model", 0),
@@ -103,7 +104,7 @@ def lines(width: int, wants: dict[str, int] | None = None) -> list[Line]:
     """The lines of each row at ``width``: one (``layout``) where it holds the case ids,
     the error codes (the first ERRORS_GOAL cells) and the run whole; else two, the run,
     the case and the time above, then, indented, the mode, the attempt number, the
-    verdict, the codes and the network time (each line giving way as ``layout`` does)."""
+    repair arm, the verdict, the codes and the network time."""
     wants = wants or {}
     one = layout(width, wants)
     if _whole(dict(one), wants):
