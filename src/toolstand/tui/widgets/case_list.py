@@ -68,19 +68,19 @@ class CaseTable(DataTable[str | Text]):
             texts = [visible(str(v)) for v in values]
             want = max(len(TITLES[key]), max(map(len, texts), default=0))
             cols[key] = Column(key, want, LEAST[key])
-            least = max((two_line_width(t) for t in texts), default=0)
-            two_line[key] = min(want, max(len(TITLES[key]), least))
+            if key in ("id", "expects"):  # the two that go on to a second line
+                least = max((two_line_width(t) for t in texts), default=0)
+                two_line[key] = min(want, max(len(TITLES[key]), least))
         order = [cols["id"], cols["expects"], cols["category"], cols["last"]]
         # each cell is padded by one on both sides
         room = max(0, width - self.styles.scrollbar_size_vertical)
         whole = {c.key: c.want for c in order}
         fitted = pick_layout(room, [order], gap=2, goals=whole, rest="id")
         if any(fitted[k] < w for k, w in whole.items()):
-            goals = {k: two_line[k] for k in ("id", "expects")}
             rest = [c for c in order if c.key != "category"]
-            fitted = pick_layout(room, [rest], gap=2, goals=goals, rest="id")
+            fitted = pick_layout(room, [rest], gap=2, goals=two_line, rest="id")
             lengths = [(len(visible(r.case_id)), len(visible(r.expected))) for r in rows]
-            fitted = fewest_two_line(("id", "expects"), lengths, fitted, goals)
+            fitted = fewest_two_line(("id", "expects"), lengths, fitted, two_line)
         widths = {k: fitted[k] for k in TITLES if k in fitted}  # in the table's order
         self.shared_category = None if "category" in widths else self._shared(content["category"])
         if widths == self.widths:

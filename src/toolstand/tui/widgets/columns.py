@@ -9,8 +9,10 @@ that goes to one column (the widest content, whose cells are the longest).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from toolstand.tui.fit import cut_middle
 
@@ -80,10 +82,13 @@ def pick_layout(
     return first if first is not None else {c.key: c.floor for c in stages[-1]}
 
 
-def _breaks(text: str) -> list[int]:
-    return [m.start() for m in _BREAK.finditer(text) if 0 < m.start() < len(text)]
+# the list is shown again on every filter keystroke: its ids' breaks are remembered
+@lru_cache(maxsize=1 << 13)
+def _breaks(text: str) -> tuple[int, ...]:
+    return tuple(m.start() for m in _BREAK.finditer(text) if 0 < m.start() < len(text))
 
 
+@lru_cache(maxsize=1 << 13)
 def two_line_width(text: str) -> int:
     """The fewest cells in which ``text`` fits on at most two lines broken after a
     separator (``recovery_retryable_`` / ``problem``: 19); its length where it has none."""
@@ -114,8 +119,9 @@ def fewest_two_line(
     a, b = pair
     total = widths[a] + widths[b]
     best = (len(lengths) + 1, 0)
+    counted = Counter(lengths).items()  # a thousand rows have a few dozen distinct pairs
     for wa in range(goals.get(a, 0), total - goals.get(b, 0) + 1):
-        wrapped = sum(la > wa or lb > total - wa for la, lb in lengths)
+        wrapped = sum(n for (la, lb), n in counted if la > wa or lb > total - wa)
         best = min(best, (wrapped, -wa))
     if best[0] > len(lengths):
         return widths
