@@ -367,10 +367,10 @@ async def first_paint(path: Path) -> dict[str, float]:
     painted: list[float] = []
     original = AttemptList._paint
 
-    def spy(self: AttemptList, row: int, width: int, state: int) -> Any:
+    def spy(self: AttemptList, row: int, width: int, state: int, part: int) -> Any:
         if not painted:
             painted.append(time.perf_counter())
-        return original(self, row, width, state)
+        return original(self, row, width, state, part)
 
     AttemptList._paint = spy  # type: ignore[method-assign]
     t0 = time.perf_counter()

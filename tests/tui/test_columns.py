@@ -7,12 +7,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
+from textual.widgets import Static
+
 from tests.support.tui import open_history
 from tests.support.tui_history import write_history, write_records
+from toolstand.spec.cases import load_cases
 from toolstand.tui.app import ToolstandApp
-from toolstand.tui.widgets.attempt_list import AttemptList, layout
+from toolstand.tui.widgets.attempt_layout import INDENT, fit_codes, layout, lines
+from toolstand.tui.widgets.attempt_list import AttemptList
 from toolstand.tui.widgets.case_list import CaseTable
-from toolstand.tui.widgets.columns import Column, fit_widths, pick_layout
+from toolstand.tui.widgets.columns import (
+    Column,
+    fewest_two_line,
+    fit_widths,
+    pick_layout,
+    two_line_width,
+    two_lines,
+)
 
 AppFor = Callable[..., ToolstandApp]
 
@@ -37,6 +49,21 @@ def test_a_column_gives_way_only_when_a_goal_cannot_be_met_with_it() -> None:
     assert pick_layout(30, stages, gap=2, goals={"id": 99}) == {"id": 14, "category": 6, "last": 4}
 
 
+def test_an_id_goes_on_to_a_second_line_after_a_separator_never_inside_a_word() -> None:
+    assert two_line_width("recovery_retryable_problem") == 17  # recovery_ / retryable_problem
+    assert two_lines("recovery_retryable_problem", 19) == ["recovery_retryable_", "problem"]
+    assert two_lines("live_parallel_multiple_13-11-0", 16) == ["live_parallel_", "multiple_13-11-0"]
+    assert two_line_width("refusal") == 7 and two_lines("refusal", 7) == ["refusal"]
+    assert two_lines("2 calls", 5) == ["2 …ls"]  # no separator: cut, as before, on one line
+    assert two_lines("recovery_retryable_problem", 12) == ["recove…oblem"]
+    # the room of two columns split where the fewest rows take a second line
+    rows = [(26, 4), (13, 9), (14, 14), (12, 12), (22, 4)]
+    goals = {"id": 13, "expects": 8}
+    split = fewest_two_line(("id", "expects"), rows, {"id": 19, "expects": 8}, goals)
+    assert split == {"id": 15, "expects": 12}  # three rows wrap (19/8: all five); a tie
+    # goes to the id
+
+
 def test_history_columns_hold_case_ids_and_codes_whole_from_80_columns() -> None:
     wants = {"case": 26, "errors": 15, "model": 14, "provider": 3, "mode": 8}
     for width in range(40, 160):
@@ -51,6 +78,32 @@ def test_history_columns_hold_case_ids_and_codes_whole_from_80_columns() -> None
         if width >= 100:
             assert "network" in shown, width
     assert dict(layout(150, wants))["errors"] > 15  # the rest to the errors
+
+
+def test_a_row_takes_two_lines_where_one_would_cut_its_run_case_or_codes() -> None:
+    # demo.jsonl's widest: sim-positional, recovery_retryable_problem, three codes
+    wants = {"case": 26, "errors": 47, "model": 14, "provider": 3, "mode": 8}
+    wants["provider/model"] = 14  # one provider: the models alone under "model (sim)"
+    for width in range(40, 160):
+        shown = lines(width, wants)
+        for n, line in enumerate(shown):
+            assert sum(w for _, w in line) + len(line) + INDENT * n <= width, width
+        cells = {t: w for line in shown for t, w in line}
+        assert {"verdict", "errors", "case", "mode", "#"} <= cells.keys(), width
+        if width >= 44:  # 80 columns with the filter panel open, less the scrollbar
+            assert cells["case"] >= 26 and cells["errors"] >= 15, width
+            assert max(cells.get("provider/model", 0), cells.get("model", 0)) >= 14, width
+        assert len(shown) == (1 if width >= 78 else 2), width  # 80 columns: one line
+    assert dict(lines(44, wants)[0]) == {"provider/model": 14, "case": 26}
+
+
+def test_error_codes_that_do_not_fit_say_how_many_more_there_are() -> None:
+    codes = ["invalid_arguments", "argument_mismatch", "unsafe_call"]
+    assert fit_codes(codes, 60) == "invalid_arguments,argument_mismatch,unsafe_call"
+    assert fit_codes(codes, 40) == "invalid_arguments,argument_mismatch +1"
+    assert fit_codes(codes, 20) == "invalid_arguments +2"
+    assert fit_codes(codes, 18) == "invalid_arguments…"  # the first whole, more there
+    assert fit_codes(codes, 10) == "invalid_a…" and fit_codes(["wrong_tool"], 10) == "wrong_tool"
 
 
 def row_text(lst: AttemptList, model: str, case: str, recs: list[dict[str, object]]) -> str:
@@ -78,15 +131,52 @@ async def test_history_shows_case_ids_and_error_codes_whole_at_80_and_120_column
             assert len(header.rstrip()) <= lst.scrollable_content_region.width
 
 
-async def test_the_case_list_shows_the_ids_whole_at_80x24(app_for: AppFor) -> None:
-    app = app_for()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        table = app.screen.query_one(CaseTable)
-        ids = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
-        assert "quote_missing_service" in ids and "quote_missing_weight" in ids
-        assert "last" in table.widths  # the last verdict stays
-        assert sum(w + 2 for w in table.widths.values()) <= table.size.width - 2
+def whole_cells(table: CaseTable, key: str) -> list[str]:
+    """A column's cells as the table shows them, each checked to fit its width, and its
+    lines joined again."""
+    width = table.widths[key]
+    column = table.get_column_index(key)
+    cells = [str(table.get_row_at(i)[column]) for i in range(table.row_count)]
+    assert all(len(line) <= width for cell in cells for line in cell.split("\n")), key
+    assert all(cell.count("\n") <= 1 for cell in cells)  # two lines at most
+    return [cell.replace("\n", "") for cell in cells]
+
+
+async def test_the_case_list_shows_ids_and_expected_tools_whole_at_80x24(
+    app_for: AppFor, project: Path
+) -> None:
+    # walk leftover of issue 30: at 80 columns "implicit_w…ng_address", "quo…ry" and
+    # "ref…al"; a BFCL file's ids ("live_paral…iple_0-0-0"), "2 c…ls" and no category
+    bfcl = project / "cases" / "live_parallel_multiple.jsonl"
+    ids = [f"live_parallel_multiple_{n}-{n}-{n % 3}" for n in range(14)]
+    calls = [{"tool": "get_order"}, {"tool": "quote_delivery"}]
+    bfcl.write_bytes(
+        b"".join(
+            orjson.dumps({"id": i, "category": "live_parallel_multiple", "user": "u",
+                          "expect": {"kind": "tool_call", "calls": calls}}) + b"\n"
+            for i in ids
+        )
+    )  # fmt: skip
+    delivery = load_cases(project / "cases" / "delivery.jsonl")
+    for cases, want_ids in ((None, [c.id for c in delivery.cases]), (str(bfcl), ids)):
+        app = app_for(cases=cases)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            screen = app.screen
+            table = screen.query_one(CaseTable)
+            assert whole_cells(table, "id") == want_ids
+            expects = whole_cells(table, "expects")
+            assert "last" in table.widths  # the last verdict stays
+            used = sum(w + 2 for w in table.widths.values())
+            assert used <= table.size.width - table.styles.scrollbar_size_vertical
+            caption = screen.query_one("#case-caption", Static)
+            if cases is None:
+                assert {"quote_delivery", "cancel_order", "refusal"} <= set(expects)
+                assert not caption.display  # the categories differ: the form says each
+            else:
+                assert set(expects) == {"2 calls"} and "category" not in table.widths
+                assert caption.display
+                assert str(caption.render()) == "all in category live_parallel_multiple"
 
 
 async def header_and_first_row(app: ToolstandApp, rows: int) -> tuple[str, str]:

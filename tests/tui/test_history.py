@@ -11,10 +11,10 @@ from typing import Any
 import orjson
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, SelectionList, TextArea
+from textual.widgets import Input, OptionList, SelectionList, Static, TextArea
 
 from tests.support.tui import SIZE, open_history, screen_after, screen_of, wait_for
-from tests.support.tui_history import DAYS, fixture_records, write_history
+from tests.support.tui_history import DAYS, fixture_records, write_history, write_records
 from toolstand.spec.cases import load_cases
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens import history as history_screen
@@ -346,3 +346,98 @@ def test_a_huge_body_is_shown_cut_with_how_much_is_left() -> None:
     rest = len(text.encode()) - len(out.split("\n… ")[0].encode())
     assert out.endswith(f"… {rest:,} more bytes, y copies all")
     assert shown('{"a": "\x9b"}') == '{"a": "\\x9b"}'
+
+
+def with_repair(rec: dict[str, Any], passed_after: int | None) -> dict[str, Any]:
+    """``rec`` as a repair arm writes it: its feedback and repair summary in the head
+    (before ``second_turn``, where the runner puts them)."""
+    out: dict[str, Any] = {}
+    for key, value in rec.items():
+        if key == "second_turn":
+            out["feedback"] = "allowed"
+            out["repair"] = {"needed": True, "turns": 1, "valid_after": passed_after,
+                             "passed_after": passed_after, "transport_error": None,
+                             "input_tokens": 10, "output_tokens": 2}  # fmt: skip
+        out[key] = value
+    return out
+
+
+async def test_a_repaired_failure_says_so_in_the_list_and_its_values_read_whole_maximized(
+    app_for: AppFor, project: Path, fixed_clock: None
+) -> None:
+    # walk leftovers of issue 30: the list showed turn 1's FAIL alone for an attempt
+    # whose repair turn passed; F11 on the judgement still cut expected/actual at 60
+    recs = list(fixture_records(project))
+    fails = [i for i, r in enumerate(recs) if r["judgement"]["verdict"] == "fail"]
+    repaired, unrepaired = fails[0], fails[1]
+    long = {"order_id": "ORD-123456", "reason": "a reason far longer than sixty characters"}
+    recs[repaired] = with_repair(recs[repaired], 1)
+    recs[repaired]["judgement"]["errors"].append(
+        {"code": "argument_mismatch", "turn": 1, "call_index": 0,
+         "expected": long, "actual": {**long, "extra": "and the end of it"}}
+    )  # fmt: skip
+    recs[unrepaired] = with_repair(recs[unrepaired], None)
+    write_records(project, recs)
+    app = app_for(start_mode="history")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_history(pilot, app, len(recs))
+        await pilot.press("F")  # failures: turn 1's verdict, the repaired one still listed
+        await wait_for(pilot, lambda: listed(screen) == fails)
+        lst = screen.query_one(AttemptList)
+        await pilot.pause()  # painted: the fixture's rows (not in the runner's key order)
+        await app.workers.wait_for_complete()  # have their records read for the outcome
+        await pilot.pause()
+        lines = ["".join(s.text for s in lst.render_line(y)) for y in range(1, len(fails) + 1)]
+        assert "FAIL→pass" in lines[0].split() and "FAIL→fail" in lines[1].split()
+        # and which arm: the arms' rows of one attempt are told apart
+        assert "allowed" in lines[0].split() and "none" in lines[2].split()
+        assert all("FAIL" in line.split() and "→" not in line for line in lines[2:]), lines
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AttemptScreen))
+        detail = app.screen.query_one(AttemptDetail)
+        await wait_for(pilot, lambda: detail.rec is not None)
+        explained = app.screen.query_one("#detail-explain", Static)
+        whole = orjson.dumps({**long, "extra": "and the end of it"}).decode()
+        assert whole not in str(explained.render()).replace("\n", "")
+        assert "F11 on this pane shows each whole" in str(explained.render())
+        app.screen.query_one("#detail-judgement").focus()
+        await pilot.press("f11")
+        await pilot.pause()
+        text = str(explained.render())
+        assert whole in text and orjson.dumps(long).decode() in text
+        assert "F11 on this pane" not in text
+        await pilot.press("f11")  # back beside the others: cut again
+        await pilot.pause()
+        assert whole not in str(explained.render())
+
+
+def test_the_repair_outcome_comes_from_the_index_or_else_from_the_record(
+    project: Path, tmp_path: Path
+) -> None:
+    from toolstand.history import HistoryIndex
+    from toolstand.tui.model.verdicts import UNKNOWN, has_repairs, repair_of, repair_outcome
+
+    recs = list(fixture_records(project))[:4]
+    summaries = [(1, None), (None, None), (None, "timeout")]
+    written = []
+    for rec, (passed, te) in zip(recs, summaries, strict=False):
+        rec = with_repair(rec, passed)
+        rec["repair"]["transport_error"] = te
+        # the runner's key order: the judgement right after second_turn, its metrics
+        # before its errors
+        j = rec["judgement"]
+        j = {"verdict": j["verdict"], "metrics": j["metrics"]} | j
+        rec = {k: v for k, v in rec.items() if k not in ("second_turn", "judgement")}
+        rec |= {"second_turn": None, "judgement": j}
+        written.append(rec)
+    written.append(recs[3])  # no repair arm
+    odd = dict(written[0], stream=True)  # a streamed row: its line is read apart
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in [*written, odd]))
+    ix = HistoryIndex(path)
+    ix.update()
+    assert [repair_outcome(ix, r) for r in range(ix.rows)] == [
+        "pass", "fail", "err", None, UNKNOWN
+    ]  # fmt: skip
+    assert [repair_of(r) for r in [*written, odd]] == ["pass", "fail", "err", None, "pass"]
+    assert has_repairs(ix)

@@ -18,7 +18,8 @@ from toolstand.tui.app import ToolstandApp
 from toolstand.tui.screens.attempt import AttemptScreen
 from toolstand.tui.screens.history import HistoryScreen
 from toolstand.tui.widgets.attempt_detail import AttemptDetail
-from toolstand.tui.widgets.attempt_list import AttemptList, layout
+from toolstand.tui.widgets.attempt_layout import layout
+from toolstand.tui.widgets.attempt_list import AttemptList
 
 AppFor = Callable[..., ToolstandApp]
 HOSTILE = "\x1b]0;TITLE\x07\x1b[2J"  # sets the pane title, clears the screen
@@ -162,29 +163,64 @@ def test_the_list_keeps_verdict_and_errors_down_to_the_narrowest_pane() -> None:
         assert sum(w for _, w in layout(width)) + len(titles) <= width, width
 
 
-async def test_at_80x24_with_the_panel_open_verdicts_and_errors_show(
+async def test_at_80x24_with_the_panel_open_each_row_is_whole_on_two_lines(
     app_for: AppFor, project: Path, fixed_clock: None
 ) -> None:
+    # walk leftover of issue 30: beside the panel (44 cells) the model, the case and the
+    # codes were cut ("sim-c…eful", "cancel…plicit", "unexpecte…"); a row now takes two
+    # lines there, the run and the case above, the verdict and the codes below
     recs = write_history(project)
     app = app_for(start_mode="history")
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_history(pilot, app, len(recs))
+        lst = screen.query_one(AttemptList)
+        assert lst.per_row == 1  # the panel closed: one line each
         await pilot.press("f")
         await pilot.pause()
-        lst = screen.query_one(AttemptList)
+        assert lst.per_row == 2
         width = lst.scrollable_content_region.width
-        header = "".join(s.text for s in lst.render_line(0))
-        assert header.split()[-2:] == ["verdict", "errors"]  # the title whole, not "ver…"
-        assert len(header.rstrip()) <= width
+
+        def text(y: int) -> str:
+            return "".join(s.text for s in lst.render_line(y))
+
+        header = [text(0), text(1)]
+        assert header[0].split()[:3] == ["model", "(sim)", "case"]
+        assert header[1].split()[:4] == ["mode", "#", "verdict", "errors"]  # titles whole
+        assert all(len(h.rstrip()) <= width for h in header)
+        position = next(
+            i
+            for i, r in enumerate(recs)
+            if r["model"] == "sim-careful" and r["case_id"] == "cancel_implicit"
+        )
         eager = next(
             i
             for i, r in enumerate(recs)
-            if r["model"] == "sim-eager" and r["case_id"] == "missing_id"
+            if r["model"] == "sim-eager" and r["case_id"] == "cancel_implicit"
         )
-        lst.cursor = eager
+        for i, words in (
+            (position, (["sim-careful", "cancel_implicit"], ["auto", "1", "pass"])),
+            (eager, (["sim-eager", "cancel_implicit"], ["auto", "1", "FAIL"])),
+        ):
+            lst.cursor = i
+            await pilot.pause()
+            y = lst.line_of(lst.cursor)
+            assert (text(y).split()[:2], text(y + 1).split()[:3]) == words
+        # the first code whole and how many more (unsafe_call): none dropped unsaid
+        assert "unexpected_call +1" in text(y + 1)
+        # the cursor's row is drawn on both its lines; the one below it is another row
+        cursor = lst.get_component_rich_style("attempt-list--cursor", partial=True).bgcolor
+        y = lst.line_of(lst.cursor)
+        assert all(any(s.style and s.style.bgcolor == cursor for s in lst.render_line(y + k))
+                   for k in (0, 1))  # fmt: skip
+        assert not any(s.style and s.style.bgcolor == cursor for s in lst.render_line(y + 2))
+        # a click on a row's second line picks that row; a page moves by whole rows
+        lst.cursor = 0
         await pilot.pause()
-        line = "".join(s.text for s in lst.render_line(lst.cursor - lst.scroll_offset.y + 1))
-        assert "FAIL" in line and "unexpecte" in line
+        assert lst.line_of(2) == 6  # below the two header lines and two rows
+        await pilot.click(AttemptList, offset=(5, lst.line_of(2) + 1))
+        assert lst.cursor == 2
+        await pilot.press("pagedown")
+        assert lst.cursor == 2 + (lst.size.height - 2) // 2 - 1
 
 
 async def test_escapes_in_a_repair_turn_s_label_are_shown_not_obeyed(

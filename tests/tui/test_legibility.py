@@ -123,7 +123,7 @@ async def test_a_focused_history_list_draws_its_cursor_row_as_focused(
         await pilot.pause()
 
         def cursor_bg() -> int | None:
-            strip = lst.render_line(lst.cursor - lst.scroll_offset.y + 1)
+            strip = lst.render_line(lst.line_of(lst.cursor))
             return _c256(next(s.style.bgcolor for s in strip if s.style and s.style.bgcolor))
 
         assert lst.has_focus

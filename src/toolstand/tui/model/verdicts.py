@@ -8,7 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolstand.history import HistoryWarning, scan
+from toolstand.history import ODD, HistoryIndex, HistoryWarning, scan
+
+# where a report kind (history.report_rows.facts) holds the repair summary, and where
+# that summary holds the transport code and the repair that passed
+_REPAIR_AT, _TE_AT, _PASSED_AT = 9, 1, 5
+UNKNOWN = "?"  # a repair outcome the index cannot tell: read the record
 
 
 @dataclass(frozen=True)
@@ -81,3 +86,42 @@ def last_verdicts(runs_dir: Path) -> tuple[Verdicts, list[HistoryWarning]]:
         except OSError as exc:
             warnings.append(HistoryWarning(str(path), 0, f"cannot read: {exc.strerror}"))
     return out, warnings
+
+
+def repair_outcome(ix: HistoryIndex, row: int) -> str | None:
+    """How the repair turns of index row ``row`` ended: "pass" (a repair passed), "fail"
+    (none did within the budget) or "err" (a transport error ended them); None when turn
+    1 needed none or the run had no repair arm; UNKNOWN for a row the index's report
+    columns do not stand for (a line read apart: a streamed attempt, an odd key order),
+    whose record says it (``repair_of``).
+
+    Turn 1's verdict is the attempt's, recorded and filtered on; this is only beside it."""
+    if ix.value("feedback", row) is None:
+        return None
+    report = ix.report
+    code = report.kind[row] if row < len(report.kind) else ODD
+    kind = report.kinds[code]
+    if kind is None:
+        return UNKNOWN
+    summary = kind[_REPAIR_AT]
+    if summary is None:
+        return None
+    if summary[_TE_AT] is not None:
+        return "err"
+    return "pass" if summary[_PASSED_AT] is not None else "fail"
+
+
+def repair_of(rec: Mapping[str, Any]) -> str | None:
+    """``repair_outcome`` read from an attempt record's repair summary."""
+    summary = rec.get("repair")
+    if not isinstance(summary, dict) or not summary.get("needed"):
+        return None
+    if summary.get("transport_error"):
+        return "err"
+    k = summary.get("passed_after")
+    return "pass" if type(k) is int and k >= 1 else "fail"
+
+
+def has_repairs(ix: HistoryIndex) -> bool:
+    """Whether ``ix`` holds a repair arm (the verdict column then says how they ended)."""
+    return any(v is not None for v in ix.facets["feedback"].values)

@@ -176,6 +176,11 @@ class AttemptScreen(ToolstandScreen):
             return
         self.query_one(AttemptDetail).show(event.rec)
 
+    def watch_maximized(self) -> None:
+        """F11 on the judgement pane: its values whole (cut to a line beside the others)."""
+        judgement = self.query_one("#detail-judgement")
+        self.query_one(AttemptDetail).show_whole(self.maximized is judgement)
+
     def _rejudged(self, rejudged: tuple[int, dict[str, Any]] | None) -> None:
         """The History screen re-judged a row: show the fresh judgement if it is ours."""
         detail = self.query_one(AttemptDetail)

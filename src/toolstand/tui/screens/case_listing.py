@@ -15,7 +15,7 @@ from typing import Any
 
 from textual import on, work
 from textual.message import Message
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, Static
 
 from toolstand.tui.model.case_rows import rows
 from toolstand.tui.model.project import count_cases
@@ -34,6 +34,10 @@ def file_label(path: Path, count: int | None) -> str:
 
 class CaseListing(ToolstandScreen):
     """Which cases are listed, from which file, and the one chosen."""
+
+    DEFAULT_CSS = """
+    #case-caption { height: auto; padding-left: 1; color: $text-muted; }
+    """
 
     @dataclass
     class FilesCounted(Message):
@@ -80,6 +84,16 @@ class CaseListing(ToolstandScreen):
         where = self._where()
         listed = rows(app.project.casefile, app.verdicts, where=where, **self._filters())
         self.query_one(CaseTable).show(listed, keep_line=self.line)
+        self._caption()
+
+    @on(CaseTable.Laid)
+    def _caption(self) -> None:
+        """Say the category every listed case shares, when the table has no room for it
+        (a BFCL file: one category, as long as its ids)."""
+        shared = self.query_one(CaseTable).shared_category
+        caption = self.query_one("#case-caption", Static)
+        caption.display = shared is not None
+        caption.update(visible(f"all in category {shared}") if shared else "")
 
     def _where(self) -> str | None:
         """The run and mode of the "last" column: the one chosen, else the newest run's;

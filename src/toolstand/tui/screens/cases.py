@@ -157,6 +157,7 @@ class CasesScreen(CaseListing):
                     )
                     yield Select(KIND_FILTER, prompt="any kind", id="filter-kind", compact=True)
                 yield Select([], prompt="last: no run yet", id="filter-where", compact=True)
+                yield Static("", id="case-caption", markup=False)
                 yield CaseTable(id="case-table")
             with Vertical(id="edit-pane"):
                 yield StatusLine("", id="draft-status")

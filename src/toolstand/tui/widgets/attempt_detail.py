@@ -36,15 +36,29 @@ def shown(text: str, limit: int = SHOWN_BYTES) -> str:
     return visible_lines(text)
 
 
-def _short(value: Any, limit: int = 60) -> str:
+CUT_NOTE = "… a value is cut: F11 on this pane shows each whole"
+
+
+def _short(value: Any, limit: int | None = 60) -> str:
+    """``value`` as compact JSON (a string as it is), cut at ``limit`` (None: whole)."""
     text = value if isinstance(value, str) else orjson.dumps(value).decode()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
 
 
-def explain(rec: dict[str, Any]) -> list[str]:
+def explain(rec: dict[str, Any], whole: bool = False) -> list[str]:
     """The judgement as lines a person reads: each error with where, expected and
-    actual; each call's repair classification and the repairs applied."""
+    actual; each call's repair classification and the repairs applied. Values are cut
+    to fit a line unless ``whole`` (the pane maximized), and a note then says how to
+    read them."""
     out: list[str] = []
+    cut = False
+
+    def short(value: Any, limit: int) -> str:
+        nonlocal cut
+        text = _short(value, None if whole else limit)
+        cut = cut or text != _short(value, None)
+        return text
+
     te = rec.get("transport_error")
     if isinstance(te, dict):
         out.append(f"transport error {te.get('code')} (status {te.get('status')}): no verdict")
@@ -63,9 +77,12 @@ def explain(rec: dict[str, Any]) -> list[str]:
         out.append(f"✗ {error_code(e)} ({', '.join(where)})")
         if e.get("message"):
             out.append(f"    {e['message']}")
-        if "expected" in e or "actual" in e:
+        if ("expected" in e or "actual" in e) and whole:  # each on its own line, whole
+            out += [f"    expected {short(e.get('expected'), 0)}",
+                    f"    actual   {short(e.get('actual'), 0)}"]  # fmt: skip
+        elif "expected" in e or "actual" in e:
             out.append(
-                f"    expected {_short(e.get('expected'))} · actual {_short(e.get('actual'))}"
+                f"    expected {short(e.get('expected'), 60)} · actual {short(e.get('actual'), 60)}"
             )
     for c in j.get("calls") or []:
         line = f"call {c.get('index')} {c.get('name')}: {c.get('repair')}"
@@ -78,7 +95,7 @@ def explain(rec: dict[str, Any]) -> list[str]:
         for r in c.get("repairs") or []:
             out.append(
                 f"    repair {r.get('rule')} at {r.get('path')}: "
-                f"{_short(r.get('from'), 30)} → {_short(r.get('to'), 30)}"
+                f"{short(r.get('from'), 30)} → {short(r.get('to'), 30)}"
             )
     marks = j.get("flags")
     if marks:  # a list as the judge writes it; anything else shown as it is
@@ -91,7 +108,7 @@ def explain(rec: dict[str, Any]) -> list[str]:
             "passed" if sj.get("passed") else "failed"
         )  # fmt: skip
         out.append(f"second turn: {state}")
-    return out
+    return [*out, CUT_NOTE] if cut else out
 
 
 def _head_text(side: Any, tries: list[dict[str, Any]], request: bool) -> str:
@@ -128,6 +145,7 @@ class AttemptDetail(Vertical):
         self.turn = 1
         self.show_request = False
         self.show_headers = False
+        self.whole = False  # the judgement's values whole (its pane maximized)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="detail-head", markup=False)
@@ -153,6 +171,12 @@ class AttemptDetail(Vertical):
         """The raw pane shows the URL or status, the headers and the tries, or the body."""
         self.show_headers = not self.show_headers
         self._fill()
+
+    def show_whole(self, whole: bool) -> None:
+        """The judgement's expected and actual values whole, or cut to fit a line."""
+        if whole != self.whole:
+            self.whole = whole
+            self._fill()
 
     def toggle_turn(self) -> bool:
         """Step to the next turn (repair turns, then the second turn), back to turn 1
@@ -211,11 +235,14 @@ class AttemptDetail(Vertical):
             f"{rec.get('started_at')}" + (f" · {label}: {timing}" if timing else "")
         )
         self.query_one("#detail-head", Static).update(visible(head))
-        lines = explain(rec)
+        lines = explain(rec, self.whole)
         if self.rejudged is not None:
             before, after = verdict_line(rec), verdict_line(self.rejudged)
             change = "unchanged" if before == after else f"CHANGED {before} → {after}"
-            lines = [f"re-judged with the current code: {change}", *explain(self.rejudged)]
+            lines = [
+                f"re-judged with the current code: {change}",
+                *explain(self.rejudged, self.whole),
+            ]
             self.query_one("#detail-judgement").border_title = "judgement (re-judged now)"
         else:
             self.query_one("#detail-judgement").border_title = "judgement (as recorded)"

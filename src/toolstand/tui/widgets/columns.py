@@ -8,8 +8,16 @@ that goes to one column (the widest content, whose cells are the longest).
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+
+from toolstand.tui.fit import cut_middle
+
+# where an id may go on to a second line: after one of these (never inside a word)
+_BREAK = re.compile(r"(?<=[_\-./:])")
 
 
 @dataclass(frozen=True)
@@ -72,3 +80,49 @@ def pick_layout(
             return widths
         first = first or widths
     return first if first is not None else {c.key: c.floor for c in stages[-1]}
+
+
+# the list is shown again on every filter keystroke: its ids' breaks are remembered
+@lru_cache(maxsize=1 << 13)
+def _breaks(text: str) -> tuple[int, ...]:
+    return tuple(m.start() for m in _BREAK.finditer(text) if 0 < m.start() < len(text))
+
+
+@lru_cache(maxsize=1 << 13)
+def two_line_width(text: str) -> int:
+    """The fewest cells in which ``text`` fits on at most two lines broken after a
+    separator (``recovery_retryable_`` / ``problem``: 19); its length where it has none."""
+    n = len(text)
+    return min((max(p, n - p) for p in _breaks(text)), default=n)
+
+
+def two_lines(text: str, width: int) -> list[str]:
+    """``text`` in ``width`` cells: one line where it fits, else two broken after the
+    last separator that lets both fit; else (too narrow) cut in the middle on one."""
+    if len(text) <= width:
+        return [text]
+    fits = [p for p in _breaks(text) if p <= width and len(text) - p <= width]
+    if not fits:
+        return [cut_middle(text, width)]
+    return [text[: fits[-1]], text[fits[-1] :]]
+
+
+def fewest_two_line(
+    pair: tuple[str, str],
+    lengths: Sequence[tuple[int, int]],
+    widths: dict[str, int],
+    goals: dict[str, int],
+) -> dict[str, int]:
+    """``widths`` with the cells the two columns of ``pair`` have between them split
+    anew so that the fewest rows (``lengths``: each row's two lengths) take a second
+    line, neither column below its goal; on a tie the first gets more."""
+    a, b = pair
+    total = widths[a] + widths[b]
+    best = (len(lengths) + 1, 0)
+    counted = Counter(lengths).items()  # a thousand rows have a few dozen distinct pairs
+    for wa in range(goals.get(a, 0), total - goals.get(b, 0) + 1):
+        wrapped = sum(n for (la, lb), n in counted if la > wa or lb > total - wa)
+        best = min(best, (wrapped, -wa))
+    if best[0] > len(lengths):
+        return widths
+    return {**widths, a: -best[1], b: total + best[1]}
