@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from textual.widgets import Select
+from textual.widgets import ContentSwitcher, Select, TextArea
 from textual.widgets._select import SelectOverlay
 
 from tests.support.tui import on_run, open_run, screen_rows, status, until_repair, wait_for
@@ -40,6 +40,16 @@ async def test_gemini_s_request_title_ends_its_path_whole_and_results_name_their
         rows = screen_rows(app)
         at = next(i for i, row in enumerate(rows) if "│get_order " in row)
         assert "gemini-call-0 " in rows[at + 1], "\n".join(rows)
+        # F11 on the request: the whole URL in its title, and f6 (a body pane took it to
+        # select a line) turns it to the headers the pane's narrow form has no room for
+        app.screen.query_one("#request-body").focus()
+        await pilot.press("f11", "f6")
+        await pilot.pause()
+        assert app.screen.maximized is pane
+        assert str(pane.border_title).startswith("headers: request · POST /v1beta/")
+        assert app.screen.query_one("#request-switch", ContentSwitcher).current == "request-head"
+        head = app.screen.query_one("#request-head", TextArea)
+        assert head.text.splitlines()[0] == f"POST {url}"
 
 
 async def test_a_repair_turn_s_verdict_title_is_cut_in_no_word(

@@ -53,12 +53,15 @@ RUN_BINDINGS: list[BindingType] = [
         tooltip="Judge a pasted raw response body",
         id="run.paste",
     ),
+    # priority: a read-only body pane (TextArea) takes f6 to select a line, so the
+    # headers were out of reach from the very panes they belong to, maximized or not
     Binding(
         "f6",
         "headers",
         "Headers",
         tooltip="Show the URL, headers and tries of the request and response (or the bodies)",
         id="run.headers",
+        priority=True,
     ),
     Binding(
         "f7",
