@@ -7,10 +7,19 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import orjson
 from textual.widgets import ContentSwitcher, Select, TextArea
 from textual.widgets._select import SelectOverlay
 
-from tests.support.tui import on_run, open_run, screen_rows, status, until_repair, wait_for
+from tests.support.tui import (
+    on_run,
+    open_run,
+    screen_rows,
+    status,
+    until_repair,
+    wait_for,
+    write_config,
+)
 from toolstand.tui.app import ToolstandApp
 from toolstand.tui.widgets.footer import Footer
 from toolstand.tui.widgets.step_panel import StepPanel
@@ -85,7 +94,11 @@ async def test_the_case_and_run_lists_hold_each_choice_on_one_line_at_80x24(
     app_for: AppFor, project: Path
 ) -> None:
     # the open lists were their fields wide: "boundary_decimal_comm" / "a", and
-    # "sim/sim-positional · openai-responses" / "(simulator)"
+    # "sim/sim-positional · openai-responses" / "(simulator)"; a run wider than the room
+    # right of the field moves left rather than losing its end at the screen's edge
+    runs = orjson.loads((project / "config.example.json").read_bytes())["runs"]
+    long = {"provider": "openrouter", "model": "meta-llama/llama-3.1-405b-instruct"}
+    write_config(project, runs=[*runs, {**long, "api": "openai-chat", "base_url": "http://x"}])
     app = on_run(app_for, "boundary_decimal_comma")
     async with app.run_test(size=(80, 24)) as pilot:
         await open_run(pilot, app, "boundary_decimal_comma")
@@ -102,7 +115,8 @@ async def test_the_case_and_run_lists_hold_each_choice_on_one_line_at_80x24(
         await pilot.pause()
         rows = screen_rows(app)
         labels = [str(overlay.get_option_at_index(i).prompt) for i in range(overlay.option_count)]
-        assert len(labels) == 5 and all(any(x in row for row in rows) for x in labels), rows
+        assert len(labels) == 6 and all(any(x in row for row in rows) for x in labels), rows
+        assert labels[5] == "openrouter/meta-llama/llama-3.1-405b-instruct · openai-chat"
         # chosen, the longest is cut on its one line in the bar, and says so
         await pilot.press(*(["down"] * 3), "enter")
         await pilot.pause()
