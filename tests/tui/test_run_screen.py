@@ -19,6 +19,7 @@ from tests.support.tui import (
     on_run,
     open_run,
     records,
+    screen_rows,
     shown,
     status,
     turn_one,
@@ -395,6 +396,12 @@ async def test_keys_reach_the_results_editor_and_canned_list_at_80x24(
         await pilot.pause()
         assert canned.expanded and canned in (app.focused, *app.focused.ancestors)
         overlay = cast(OptionList, app.focused)
+        # each canned result whole on its line, above its picker (in the picker's 29
+        # cells they took 2-3 lines each, in a list that sank over the footer)
+        names = [str(overlay.get_option_at_index(i).prompt) for i in range(overlay.option_count)]
+        rows = screen_rows(app)
+        assert len(names) == 7 and all(any(n in row for row in rows) for n in names), rows
+        assert overlay.region.bottom <= canned.region.y
         while overlay.highlighted != 1:  # the first canned result, under the prompt
             await pilot.press("down")
         await pilot.press("enter")

@@ -109,6 +109,10 @@ async def test_a_run_with_both_arms_toggles_the_stream_arm(app_for: AppFor, proj
         assert [r["stream"] for r in attempts(project)] == [False, True]
         # the status line moved on; the bar still says which arm the next run takes
         assert "stream arm" not in status(app) and bar.detail == "stream arm: streamed"
+        # and f7 toggles it from a body pane too (the text area took it to select all)
+        app.screen.query_one("#request-body").focus()
+        await pilot.press("f7")
+        assert bar.detail == "stream arm: not streamed"
 
 
 async def test_the_stream_arm_key_is_off_for_a_run_with_one_arm(

@@ -53,12 +53,15 @@ RUN_BINDINGS: list[BindingType] = [
         tooltip="Judge a pasted raw response body",
         id="run.paste",
     ),
+    # priority, as f7's: a body pane (a TextArea) takes f6 to select a line (f7: all), so
+    # the headers were out of reach from the very panes they belong to, maximized or not
     Binding(
         "f6",
         "headers",
         "Headers",
         tooltip="Show the URL, headers and tries of the request and response (or the bodies)",
         id="run.headers",
+        priority=True,
     ),
     Binding(
         "f7",
@@ -66,6 +69,7 @@ RUN_BINDINGS: list[BindingType] = [
         "Stream arm",
         tooltip="Stream the next attempt or not (a run whose config says stream: both)",
         id="run.stream",
+        priority=True,  # off (check_action) for a run of one arm: f7 selects all there
     ),
     Binding(
         "left_square_bracket",
