@@ -392,6 +392,10 @@ async def test_keys_reach_the_results_editor_and_canned_list_at_80x24(
         app.screen.query_one("#request-body", TextArea).focus()
         await pilot.press("ctrl+r")
         assert app.focused is editor
+        # the editor keeps its own f6 (select the line): the headers are a body pane's
+        await pilot.press("f6")
+        assert not editor.selection.is_empty
+        assert not str(app.screen.query_one("#pane-request").border_title).startswith("headers")
         await pilot.press("ctrl+l")
         await pilot.pause()
         assert canned.expanded and canned in (app.focused, *app.focused.ancestors)

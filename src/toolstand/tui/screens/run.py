@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Select
+from textual.widgets import Select, TextArea
 from textual.worker import Worker, WorkerState
 
 from toolstand.spec.cases import Case
@@ -50,6 +50,11 @@ Key = tuple[str, object, Mode]
 if TYPE_CHECKING:
     from toolstand.attempt.plan import AttemptState
     from toolstand.tui.model.live import LiveSession, TurnView
+
+
+def _editing(focused: object) -> bool:
+    """Whether ``focused`` is a text editor (not a read-only body pane)."""
+    return isinstance(focused, TextArea) and not focused.read_only
 
 
 class RunScreen(RunViews):
@@ -212,6 +217,8 @@ class RunScreen(RunViews):
         if action in ("step", "step_repair"):
             wanted = "repair" if action == "step_repair" else "second"
             return self.awaiting_step and not self.busy and self.step_kind == wanted
+        if action in ("headers", "stream_arm") and _editing(self.app.focused):
+            return False  # an editor's own f6/f7 (select the line / all), as README says
         if action == "stream_arm":
             return len(self.stream_arms()) > 1 and not self.busy
         if action == "run":
