@@ -105,11 +105,14 @@ async def screen_after(pilot: Pilot[Any], cls: type[S], *keys: str) -> S:
     return screen
 
 
-async def type_into(pilot: Pilot[Any], area: TextArea, text: str) -> None:
-    """Clear a text area and type ``text`` key by key, as a user would."""
+async def type_into(pilot: Pilot[Any], area: TextArea, text: str, typed: int = 8) -> None:
+    """Clear a text area, put in ``text`` but its last ``typed`` characters as one edit
+    (as a paste), then type those key by key, as a user would (a Pilot key press costs
+    ~0.2 s of a test: a 60-character text typed whole took 12 s)."""
     area.focus()
     area.clear()
-    await pilot.press(*text)
+    area.insert(text[: max(0, len(text) - typed)])
+    await pilot.press(*text[max(0, len(text) - typed) :])
 
 
 def help_text(app: ToolstandApp) -> str:
