@@ -40,7 +40,12 @@ from typing import Any
 
 import orjson
 
-from toolstand.history.fields import field_problem, second_turn_problem, turn_types_problem
+from toolstand.history.fields import (
+    TURN_NUMBERS,
+    field_problem,
+    second_turn_problem,
+    turn_types_problem,
+)
 from toolstand.history.quick import _NO_FACTS, NAN, HeadTemplate
 from toolstand.history.read import ERRORS, JUDGEMENT, SECOND, SECOND_NULL, second_keys
 from toolstand.history.report_rows import _second as second_facts
@@ -156,6 +161,8 @@ class Scan:
         # its bytes, and the kinds of its head alone
         self._turn_parts: dict[bytes, Any] = {}
         self._turn_kinds: dict[tuple[Any, ...], Any] = {}
+        # a second turn's judgement (its JSON) -> whether it passed, or _BAD (_passed)
+        self._turn_judged: dict[bytes, Any] = {}
         # the flat columns _turn_row sets (the rest are the scan's): (index, key)
         self.turn_seg = [(5 + i, k) for i, k in enumerate(FLAT_KEYS) if k in shape.keys]
         self.turn_s = [(5 + i, k) for i, k in enumerate(FLAT_KEYS) if k in self.s_flat]
@@ -365,10 +372,13 @@ class Scan:
         cols.append(list(repeat(None, n)))
         if turns:  # a second turn's rows are made one by one
             cols = [x if type(x) is list else list(x) for x in cols]
-            for k in turns:
+            begun = [None if k in bad else self._turn_start(data, c[k], ends[k]) for k in turns]
+            outcomes = self._turn_facts([x[1] for x in begun if x is not None])
+            outcome = iter(outcomes)
+            for k, start in zip(turns, begun, strict=True):
                 got = None
-                if k not in bad:
-                    got = self._turn_row(data, heads[k], nums[k], starts[k], c[k], ends[k],
+                if start is not None:
+                    got = self._turn_row(data, heads[k], nums[k], start, next(outcome), ends[k],
                                          [col[k] for col in facts_cols], reported[k])  # fmt: skip
                 if got is None:
                     bad.add(k)
@@ -500,17 +510,10 @@ class Scan:
         self._kinds[key] = kind
         return kind
 
-    def _turn_row(
-        self, data: bytes, head_entry: Any, nums: dict[str, Any], pos: int, c: int, nl: int,
-        numbers: list[Any], reported: bool,
-    ) -> tuple[Any, ...] | None:  # fmt: skip
-        """(verdict, error codes, the head's part after the numbers, the segment, the
-        report's kind and numbers) that ``_fast`` reads of a line with a second turn, or
-        None (the index reads it): its head's part before the numbers and the numbers
-        already read and checked as QuickPath checks them, so that the report's facts
-        are those of the head alone (``_turn_kind``, once per kind) with the second
-        turn's outcome and counts put in, as ``report_rows.facts`` puts them."""
-        ix = self.ix
+    def _turn_start(self, data: bytes, c: int, nl: int) -> tuple[Any, ...] | None:
+        """(the head's part after the numbers (serial, decoded), the second turn's small
+        keys, where the top-level judgement's value starts) of a line
+        with a second turn, as ``_fast`` finds them; None where it would not read so."""
         q = data.find(SECOND, c, nl)
         if q < 0:
             return None
@@ -518,7 +521,77 @@ class Scan:
         got = _second(data, q, nl) if part is not None else None
         if got is None or data.startswith(JNULL, got[1]):
             return None
-        st, v = got
+        return part, *got
+
+    def _turn_facts(self, turns: list[dict[str, Any]]) -> list[Any]:
+        """``second_facts`` of each second turn's small keys where ``second_turn_problem``
+        passes it, else None: a column at a time for the turns with no transport error
+        and numbers, counts and usage that pass the scan's checks of them (each then
+        passes ``_turn_problem``'s), their judgements' checks cached by the judgement's
+        JSON (they read nothing else of it); any other turn one by one."""
+        if not turns:
+            return []
+        n = len(turns)
+        get = dict.get
+        retries = list(map(get, turns, repeat("retries")))
+        tin, tout = _tokens(list(map(get, turns, repeat("usage"))))
+        bad: set[int] = set()
+        bad.update(_bad_counts(retries), _bad_counts(tin), _bad_counts(tout))
+        codes = list(map(get, turns, repeat("transport_error")))
+        if codes.count(None) != n:
+            bad.update(k for k, x in enumerate(codes) if x is not None)
+        for key in TURN_NUMBERS:
+            col = list(map(get, turns, repeat(key)))
+            if not _amounts(col):
+                bad.update(k for k, x in enumerate(col) if not (x is None or _amount(x)))
+        passed = self._passed(list(map(get, turns, repeat("judgement"))))
+        if _BAD in passed:
+            bad.update(k for k, x in enumerate(passed) if x is _BAD)
+        re = retries if None not in retries else [x or 0 for x in retries]
+        ti = [x or 0 for x in tin] if any(tin) else repeat(0)
+        to = [x or 0 for x in tout] if any(tout) else repeat(0)
+        out: list[Any] = list(
+            zip(map(_NO_CODE, passed), zip(re, ti, to, strict=False), strict=False)
+        )
+        for k in bad:
+            st = turns[k]
+            out[k] = None if second_turn_problem(st) else second_facts(st)
+        return out
+
+    def _passed(self, judgements: list[Any]) -> list[Any]:
+        """Whether each second turn's judgement passed, or _BAD where it fails
+        ``_judgement_problem`` or is no object (each answer cached by the judgement's
+        JSON, which is all the check and ``passed`` read)."""
+        memo = self._turn_judged
+        try:
+            keys = list(map(orjson.dumps, judgements))
+        except orjson.JSONEncodeError:  # an integer past 64 bits, say: no cache
+            return [_BAD] * len(judgements)
+        got = list(map(memo.get, keys))
+        if None in got:
+            if len(memo) >= _LIMIT:
+                memo.clear()
+            for key, j in zip(keys, judgements, strict=True):
+                if key not in memo:
+                    fine = j is None or type(j) is dict
+                    fine = fine and second_turn_problem({"judgement": j}) is None
+                    memo[key] = bool((j or {}).get("passed")) if fine else _BAD
+            got = list(map(memo.__getitem__, keys))
+        return got
+
+    def _turn_row(
+        self, data: bytes, head_entry: Any, nums: dict[str, Any], start: tuple[Any, ...],
+        turn: Any, nl: int, numbers: list[Any], reported: bool,
+    ) -> tuple[Any, ...] | None:  # fmt: skip
+        """(verdict, error codes, the head's part after the numbers, the segment, the
+        report's kind and numbers) that ``_fast`` reads of a line with a second turn, or
+        None (the index reads it): its head's part before the numbers and the numbers
+        already read and checked as QuickPath checks them, its start (``_turn_start``)
+        and its turn's outcome (``_turn_facts``) read, so that the report's facts are
+        those of the head alone (``_turn_kind``, once per kind) with the second turn's
+        outcome and counts put in, as ``report_rows.facts`` puts them."""
+        ix = self.ix
+        part, st, v = start
         e = data.find(ERRORS, v, nl)
         if e < 0:
             return None
@@ -548,14 +621,12 @@ class Scan:
         if kind is None:
             kind = self._turn_kind(key, head_entry, nums, part[1], j[1])
         f: Any = None
-        if kind is not _NO_FACTS and second_turn_problem(st) is None:
-            turn = second_facts(st)
-            if turn is not None:
-                outcome, (sret, sin, sout) = turn
-                _, el, co, re, ti, to = numbers
-                re, ti, to = re + sret, ti + sin, to + sout
-                if re < _U32 and ti < _U32 and to < _U32:
-                    f = ((*kind[:10], outcome, *kind[11:]), el, co, re, ti, to)
+        if kind is not _NO_FACTS and turn is not None:
+            outcome, (sret, sin, sout) = turn
+            _, el, co, re, ti, to = numbers
+            re, ti, to = re + sret, ti + sin, to + sout
+            if re < _U32 and ti < _U32 and to < _U32:
+                f = ((*kind[:10], outcome, *kind[11:]), el, co, re, ti, to)
         if f is None:
             head = _head_of(head_entry, nums, part)
             if turn_types_problem(head, st) or field_problem(head, "attempt"):
@@ -665,6 +736,10 @@ _NO_REPORT = (None, NAN, NAN, 0, 0, 0)  # a row the report reads from its line
 _TURN_KIND = object()  # the kind of a second turn's row before _turn_row makes it
 _SHORT = 1536  # a tail longer than this may be a second turn's (looked at first)
 _KEPT = 1 << 13  # parts longer than this are not kept as cache keys
+
+
+def _NO_CODE(passed: bool) -> tuple[None, bool]:
+    return (None, passed)
 
 
 def _one_tuple(keys: list[str]) -> Any:
