@@ -24,6 +24,7 @@ from tests.support.records import (
     transport,
 )
 from toolstand.history import split
+from toolstand.history.columns import Facet
 from toolstand.history.index import HistoryIndex
 from toolstand.history.read import in_key_order
 
@@ -546,3 +547,20 @@ def test_the_scan_reads_odd_second_turns_as_fast_does(
     ix = scanned(path, 6000)
     assert ix._scan is not None and ix._scan.turns > 60
     assert state(ix) == plain_in(path, monkeypatch, 6000)
+
+
+@pytest.mark.parametrize(("first", "second"), [(3, 5), (250, 20), (200, 100), (300, 10), (9, 400)])
+def test_a_facet_extended_from_another_holds_the_codes_of_its_rows(first: int, second: int) -> None:
+    """Facet.extend_from (the two processes' merge) against extend, row by row: values
+    the other facet shares and new ones, met in another order, past 256 values or not."""
+    ours = [f"v{(7 * i) % first}" for i in range(2 * first)]
+    theirs = [f"v{(first + second - 1 - 5 * i) % (first + second)}" for i in range(3 * second)]
+    other = Facet("x")
+    other.extend(theirs)
+    want, got = Facet("x"), Facet("x")
+    for f in (want, got):
+        f.extend(ours)
+    want.extend(theirs)
+    got.extend_from(other.values, other.codes)
+    assert got.values == want.values
+    assert (type(got.codes), list(got.codes)) == (type(want.codes), list(want.codes))
