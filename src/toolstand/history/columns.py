@@ -94,7 +94,10 @@ class Facet:
         width = "B" if n <= 256 else "H" if n <= 1 << 16 else "I"
         if getattr(self.codes, "typecode", "B") != width:
             self.codes = array(width, list(self.codes))
-        self.codes.extend(codes)
+        if type(self.codes) is bytearray:
+            self.codes += bytearray(codes)  # bytearray() reads a list at C speed
+        else:
+            self.codes.extend(array(width, codes))
 
     def extend_from(self, values: list[Any], codes: bytearray | array[int]) -> None:
         """``extend`` with the rows of another facet (its values and codes), at C speed
