@@ -33,7 +33,7 @@ tuple), orjson, and the index's own columns (``_put``, some 18k).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain, compress, repeat
 from operator import itemgetter, sub
 from typing import Any
@@ -80,9 +80,10 @@ def bulk(bodies: Sequence[bytes]) -> list[Any]:
     return bulk_joined(bodies)[0]
 
 
-def bulk_joined(bodies: Sequence[bytes]) -> tuple[list[Any], bytes]:
+def bulk_joined(bodies: Sequence[bytes]) -> tuple[list[Any], bytes, bool]:
     """(``orjson.loads(b"{" + body + b"}")`` of each body (or _BAD where that fails), in
-    one call for all of them when it can be; the bodies joined).
+    one call for all of them when it can be; the bodies joined; whether that one call
+    read them, so that none is _BAD).
 
     The bodies are joined into one array ``[{b1}\\n,{b2}\\n,...]``. A raw newline cannot
     stand inside a JSON string, so each ``}`` before one is a closing brace; when no
@@ -92,7 +93,7 @@ def bulk_joined(bodies: Sequence[bytes]) -> tuple[list[Any], bytes]:
     bodies each item is one body's object, decoded as it would be alone."""
     text = _DELIM.join(bodies)
     if not bodies:
-        return [], text
+        return [], text, True
     if b"[" not in text:
         try:
             out: list[Any] = orjson.loads(b"[{" + text + b"}]")
@@ -100,8 +101,8 @@ def bulk_joined(bodies: Sequence[bytes]) -> tuple[list[Any], bytes]:
             pass
         else:
             if len(out) == len(bodies):
-                return out, text
-    return [_one_object(b) for b in bodies], text
+                return out, text, True
+    return [_one_object(b) for b in bodies], text, False
 
 
 def _one_object(body: bytes) -> Any:
@@ -267,7 +268,6 @@ class Scan:
                 [x if k not in bad else col[ok] for k, x in enumerate(col)]
                 for col in (a, c, s, u, starts)
             )
-        heads = list(map(self._heads.get, map(getitem, map(slice, starts, a)), repeat(_BAD)))
         cut = s
         if max(map(sub, s, c)) > _SHORT:  # a second turn makes a long tail: none kept
             cut = list(s)
@@ -276,32 +276,36 @@ class Scan:
                 q = find(SECOND, c[k], s[k])
                 if q > 0 and startswith(_SECOND_OPEN, q):
                     cut[k] = c[k]  # no tail is empty: the empty one stands for _TURN
-        tails = list(map(self._tails.get, map(getitem, map(slice, c, cut)), repeat(_BAD)))
-        if _BAD in heads:
-            heads = [
-                x if x is not _BAD else self._learn_head(data[p:q])
-                for x, p, q in zip(heads, starts, a, strict=True)
-            ]
-        if _BAD in tails:
-            tails = [
-                x if x is not _BAD else self._learn_tail(data[p:q])
-                for x, p, q in zip(tails, c, s, strict=True)
-            ]
-        nums, text = bulk_joined(list(map(getitem, map(slice, map(_PLUS_ONE, a), c))))
+        # each part from its cache (a miss, seldom: the batch learned part by part)
+        keys = list(map(getitem, map(slice, starts, a)))
+        try:
+            heads = list(map(self._heads.__getitem__, keys))
+        except KeyError:
+            heads = list(map(self._learn_head, keys))
+        keys = list(map(getitem, map(slice, c, cut)))
+        try:
+            tails = list(map(self._tails.__getitem__, keys))
+        except KeyError:
+            tails = list(map(self._learn_tail, keys))
+        nums, text, whole = bulk_joined(list(map(getitem, map(slice, map(_PLUS_ONE, a), c))))
         if SECOND in text:  # a number's object holds a second_turn key: not the line's
             bad.update(k for k, x in enumerate(map(getitem, map(slice, a, c))) if SECOND in x)
-        segs = bulk(list(map(getitem, map(slice, map(_PLUS_ONE, s), u))))
-        for col in (heads, tails):
-            if None in col:
-                bad.update(k for k in range(n) if col[k] is None)
-        bad.update(self._bad_nums(nums))
-        bad.update(self._bad_segments(segs))
+        segs, _, whole_segs = bulk_joined(list(map(getitem, map(slice, map(_PLUS_ONE, s), u))))
+        serials = _serials(heads, tails)  # None: a part not the scan's (None, not a tuple)
+        if serials is None:
+            bad.update(k for k in range(n) if heads[k] is None or tails[k] is None)
+        bad.update(self._bad_nums(nums, whole))
+        bad.update(self._bad_segments(segs, whole_segs))
         turn = self._turn
-        turns = [k for k in range(n) if tails[k] is turn] if turn in tails else []
+        if serials is not None:  # the turn's entry is the only one numbered 0
+            turns = [k for k in range(n) if tails[k] is turn] if 0 in serials[1] else []
+        else:
+            turns = [k for k in range(n) if tails[k] is turn] if turn in tails else []
         if bad:  # another line's values stand in for theirs
             if len(bad) == n:
                 return None, None, bad, [base + k for k in range(n)]
             heads, tails, nums, segs = _stand_in(bad, n, heads, tails, nums, segs)
+            serials = None
         try:
             number, sim, elapsed, retries, usage, cost = zip(*map(_V_GET, nums), strict=True)
         except KeyError:  # six keys, not the template's
@@ -309,25 +313,29 @@ class Scan:
             if len(bad) == n:
                 return None, None, bad, [base + k for k in range(n)]
             heads, tails, nums, segs = _stand_in(bad, n, heads, tails, nums, segs)
+            serials = None
             number, sim, elapsed, retries, usage, cost = zip(*map(_V_GET, nums), strict=True)
-        bad.update(_bad_numbers(number, elapsed, retries, cost))
+        # each column's types, read once: its checks and its nulls
+        types = te, tr, tc = _types(elapsed), _types(retries), _types(cost)
+        bad.update(_bad_numbers(number, elapsed, retries, cost, types))
         if _bad_usage(usage):
             tin, tout = _tokens(usage)
         else:
             tin = list(map(dict.get, usage, repeat("input_tokens")))
             tout = list(map(dict.get, usage, repeat("output_tokens")))
-        bad.update(_bad_counts(tin), _bad_counts(tout))
-        if None in tin or None in tout:
+        ti_t, to_t = _types(tin), _types(tout)
+        bad.update(_bad_counts(tin, ti_t), _bad_counts(tout, to_t))
+        if _NONE in ti_t or _NONE in to_t:
             reported = list(map(_either, tin, tout))
         else:
             reported = list(repeat(True, n))
-        kinds = list(
-            map(
-                self._kinds.get,
-                zip(map(_FIRST, heads), map(_FIRST, tails), map(bool, sim), reported, strict=True),
-            )
-        )
-        if None in kinds:
+        if serials is None:  # the stand-ins' (no part is None now)
+            serials = list(map(_FIRST, heads)), list(map(_FIRST, tails))
+        by = list(zip(*serials, map(bool, sim), reported, strict=True))
+        try:
+            kinds = list(map(self._kinds.__getitem__, by))
+        except KeyError:  # kinds not made yet (none for a row left to the index)
+            kinds = list(map(self._kinds.get, by))
             kinds = [
                 x
                 if x is not None or k in bad
@@ -335,10 +343,10 @@ class Scan:
                 for k, x in enumerate(kinds)
             ]
         # the report's kinds and numbers (NaN, NaN, 0, 0, 0 for a row without facts)
-        fl, co = _floats(elapsed), _floats(cost)
-        re = list(retries) if None not in retries else [x or 0 for x in retries]
-        ti = tin if None not in tin else [x or 0 for x in tin]
-        to = tout if None not in tout else [x or 0 for x in tout]
+        fl, co = _floats(elapsed, te), _floats(cost, tc)
+        re = list(retries) if _NONE not in tr else [x or 0 for x in retries]
+        ti = tin if _NONE not in ti_t else [x or 0 for x in tin]
+        to = tout if _NONE not in to_t else [x or 0 for x in tout]
         facts_cols: list[Any] = [kinds, fl, co, re, ti, to]
         if _NO_FACTS in kinds:
             for k, kind in enumerate(kinds):
@@ -395,12 +403,12 @@ class Scan:
 
     # --- the steps' checks and caches ---------------------------------------------------
 
-    def _bad_nums(self, nums: list[Any]) -> list[int]:
+    def _bad_nums(self, nums: list[Any], whole: bool) -> list[int]:
         """Rows whose numbers are not an object of the template's keys (in any order:
         each value is read by its key, so the order changes none of them; a row with
         six keys that are not the template's is found when they are read)."""
         size = len(self.v_keys)
-        if _BAD in nums or set(map(len, nums)) != {size}:
+        if (not whole and _BAD in nums) or set(map(len, nums)) != {size}:
             return [
                 k
                 for k, x in enumerate(nums)
@@ -408,12 +416,12 @@ class Scan:
             ]
         return []
 
-    def _bad_segments(self, segs: list[Any]) -> list[int]:
+    def _bad_segments(self, segs: list[Any], whole: bool) -> list[int]:
         """Rows whose segment ``segment`` (quick.py) would not take: not an object of
         the shape's number of keys with run_id among them."""
         nkeys = self.shape.nkeys
         if (
-            _BAD in segs
+            (not whole and _BAD in segs)
             or set(map(len, segs)) != {nkeys}
             or not all(map(dict.__contains__, segs, repeat("run_id")))
         ):
@@ -678,6 +686,14 @@ def rows_of(cols: Sequence[Sequence[Any]], facts: Sequence[Sequence[Any]]) -> li
     return [(*r[:3], p, *r[4:]) for r, p in zip(zip(*cols, strict=True), packed, strict=True)]
 
 
+def _serials(heads: list[Any], tails: list[Any]) -> tuple[list[int], list[int]] | None:
+    """The serials of the rows' parts, or None where a part is None (not the scan's)."""
+    try:
+        return list(map(_FIRST, heads)), list(map(_FIRST, tails))
+    except TypeError:
+        return None
+
+
 def _stand_in(bad: set[int], n: int, *cols: list[Any]) -> list[list[Any]]:
     """The columns with another row's value in place of each bad row's (so that the
     passes over a column read values of the types they expect; bad rows are dropped)."""
@@ -697,26 +713,35 @@ def _head_of(head: Any, nums: dict[str, Any], tail: Any) -> dict[str, Any]:
     return out
 
 
-def _bad_numbers(number: Any, elapsed: Any, retries: Any, cost: Any) -> list[int]:
+def _bad_numbers(
+    number: Any, elapsed: Any, retries: Any, cost: Any, types: tuple[set[type], ...]
+) -> list[int]:
     """Rows whose numbers QuickPath would not take: an attempt number that is not a
     positive integer, an elapsed time or cost that is not an amount, retries that are
-    not a count."""
+    not a count (``types``: the types of elapsed, retries and cost, as _types reads
+    them)."""
     out: list[int] = []
     if set(map(type, number)) != {int} or min(number) < 1:
         out += [k for k, x in enumerate(number) if type(x) is not int or x < 1]
-    for col in (elapsed, cost):
-        if not _amounts(col):
+    te, tr, tc = types
+    for col, kinds in ((elapsed, te), (cost, tc)):
+        if not _amounts(col, kinds):
             out += [k for k, x in enumerate(col) if not (x is None or _amount(x))]
-    if not _counts(retries):
+    if not _counts(retries, tr):
         out += [k for k, x in enumerate(retries) if not _count(x)]
     return out
 
 
-def _floats(col: Sequence[Any]) -> list[float]:
+def _types(col: Iterable[Any]) -> set[type]:
+    """The types of a column's values (one pass: its checks and nulls read this)."""
+    return set(map(type, col))
+
+
+def _floats(col: Sequence[Any], kinds: set[type]) -> list[float]:
     """The report's value of each amount (NaN for null; a value no check passed, in a
-    row that is then left to the index, reads NaN too)."""
+    row that is then left to the index, reads NaN too); ``kinds``: _types(col)."""
     try:
-        if None in col:
+        if _NONE in kinds:
             return list(map(float, map(_NULL_NAN.get, col, col)))  # type: ignore[arg-type]
         return list(map(float, col))
     except (TypeError, ValueError):
@@ -782,25 +807,34 @@ def _count(x: Any) -> bool:
     return x is None or (type(x) is int and 0 <= x < _U32)
 
 
-def _amounts(col: Sequence[Any]) -> bool:
-    """Whether every value is null or a non-negative finite number (below 2**32)."""
-    vals = [x for x in col if x is not None] if None in col else col
-    if not vals:
-        return True
-    if not set(map(type, vals)) <= {int, float}:
+def _amounts(col: Sequence[Any], kinds: set[type] | None = None) -> bool:
+    """Whether every value is null or a non-negative finite number (below 2**32);
+    ``kinds``: _types(col), if read already."""
+    return _within(col, _AMOUNT_TYPES, _types(col) if kinds is None else kinds)
+
+
+def _counts(col: Sequence[Any], kinds: set[type] | None = None) -> bool:
+    """Whether every value is null or a non-negative integer below 2**32."""
+    return _within(col, _COUNT_TYPES, _types(col) if kinds is None else kinds)
+
+
+def _within(col: Sequence[Any], allowed: frozenset[type], kinds: set[type]) -> bool:
+    if not kinds <= allowed:
         return False
-    return min(vals) >= 0 and max(vals) < _U32
+    if _NONE in kinds:
+        if len(kinds) == 1:
+            return True
+        col = [x for x in col if x is not None]
+    return not col or (min(col) >= 0 and max(col) < _U32)
 
 
-def _counts(col: Sequence[Any]) -> bool:
-    vals = [x for x in col if x is not None] if None in col else col
-    if not vals:
-        return True
-    return set(map(type, vals)) == {int} and min(vals) >= 0 and max(vals) < _U32
+_NONE = type(None)
+_AMOUNT_TYPES: frozenset[type] = frozenset((int, float, _NONE))
+_COUNT_TYPES: frozenset[type] = frozenset((int, _NONE))
 
 
-def _bad_counts(col: Sequence[Any]) -> list[int]:
-    if _counts(col):
+def _bad_counts(col: Sequence[Any], kinds: set[type] | None = None) -> list[int]:
+    if _counts(col, kinds):
         return []
     return [k for k, x in enumerate(col) if not _count(x)]
 
