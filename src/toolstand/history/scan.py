@@ -26,9 +26,13 @@ is the one the line-by-line reading makes. A chunk the scan read whole reaches t
 index as columns (``HistoryIndex._put``), any other as flat rows.
 
 Measured by instruction count (callgrind; the machine's load made wall time useless):
-103.6k instructions a row on the bench's history before, 86.3k with the scan; what is
-left is mostly the fixed cost of each C call (``bytes.find`` parses its arguments as a
-tuple), orjson, and the index's own columns (``_put``, some 18k).
+103.6k instructions a row on the bench's history before, 86.3k with the scan, 78.3k
+with a chunk read as one batch, second turns checked a column at a time and each number
+column's types read once (bench/README_history.md, fourth pass). What is left is spread
+thin: the fixed cost of each C call over some hundred passes a row (``bytes.find``
+parses its arguments as a tuple, and scans at some five instructions a byte), orjson,
+the 12% of rows with a second turn (170k each: their bodies scanned twice, their small
+keys decoded one by one), and the index's own columns (``_put``, some 18k).
 """
 
 from __future__ import annotations
