@@ -24,6 +24,7 @@ from tests.support.records import (
     transport,
 )
 from toolstand.history import split
+from toolstand.history.columns import Facet
 from toolstand.history.index import HistoryIndex
 from toolstand.history.read import in_key_order
 
@@ -495,3 +496,71 @@ def test_a_stamps_time_is_its_own_whatever_its_neighbours(tmp_path: Path) -> Non
         day = datetime.fromtimestamp(want, alone.tz).date()
         assert (alone.times[i], alone.value("day", i)) == (want, day), stamp
         assert (beside.times[rows[i]], beside.value("day", rows[i])) == (want, day), stamp
+
+
+# one change to a second turn's small keys each: what the scan's column checks of second
+# turns (scan.Scan._turn_facts) must leave to second_turn_problem and second_facts
+ODD_TURNS: tuple[dict[str, Any], ...] = (
+    {"transport_error": {"code": "timeout", "message": "t"}, "judgement": None},
+    {"transport_error": {"message": "no code"}},
+    {"transport_error": False},
+    {"judgement": 5},
+    {"judgement": None},
+    {"judgement": {"verdict": "fail", "errors": [], "passed": False}},
+    {"judgement": {"verdict": "pass", "errors": "none", "passed": True}},
+    {"judgement": {"verdict": "pass", "errors": [1], "passed": True}},
+    {"judgement": {"verdict": "pass", "metrics": {"calls_made": -1}, "passed": True}},
+    {"judgement": {"metrics": {"exact_correct": 2, "exact_denominator": 1}, "passed": 1}},
+    {"judgement": {"metrics": {"called": 1}, "passed": True}},
+    {"elapsed_ms": 4294967296.5},  # past the column check's bound, within _turn_problem's
+    {"elapsed_ms": -1},
+    {"elapsed_ms": True},
+    {"elapsed_ms": "x"},
+    {"cost_usd": 0.5},
+    {"latency_ms": -2},
+    {"first_token_ms": 3},
+    {"retries": True},
+    {"retries": -1},
+    {"retries": 2.0},
+    {"retries": 4294967295},
+    {"retries": 4294967296},
+    {"usage": {}},
+    {"usage": {"input_tokens": 5}},
+    {"usage": {"input_tokens": 7, "output_tokens": 4294967295}},
+    {"usage": 0},
+    {"usage": []},
+    {"usage": {"input_tokens": 1.5}},
+)
+
+
+def test_the_scan_reads_odd_second_turns_as_fast_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [header_line()]
+    for i, change in enumerate(ODD_TURNS):
+        lines += [orjson.dumps(streamed_turns(k)) for k in range(4 * i, 4 * i + 4)]
+        rec = streamed_turns(1)
+        rec["second_turn"] = {**rec["second_turn"], **change}
+        lines.append(orjson.dumps(in_key_order(rec)))
+    path = tmp_path / "h.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    ix = scanned(path, 6000)
+    assert ix._scan is not None and ix._scan.turns > 60
+    assert state(ix) == plain_in(path, monkeypatch, 6000)
+
+
+@pytest.mark.parametrize(("first", "second"), [(3, 5), (250, 20), (200, 100), (300, 10), (9, 400)])
+def test_a_facet_extended_from_another_holds_the_codes_of_its_rows(first: int, second: int) -> None:
+    """Facet.extend_from (the two processes' merge) against extend, row by row: values
+    the other facet shares and new ones, met in another order, past 256 values or not."""
+    ours = [f"v{(7 * i) % first}" for i in range(2 * first)]
+    theirs = [f"v{(first + second - 1 - 5 * i) % (first + second)}" for i in range(3 * second)]
+    other = Facet("x")
+    other.extend(theirs)
+    want, got = Facet("x"), Facet("x")
+    for f in (want, got):
+        f.extend(ours)
+    want.extend(theirs)
+    got.extend_from(other.values, other.codes)
+    assert got.values == want.values
+    assert (type(got.codes), list(got.codes)) == (type(want.codes), list(want.codes))

@@ -94,7 +94,21 @@ class Facet:
         width = "B" if n <= 256 else "H" if n <= 1 << 16 else "I"
         if getattr(self.codes, "typecode", "B") != width:
             self.codes = array(width, list(self.codes))
-        self.codes.extend(codes)
+        if type(self.codes) is bytearray:
+            self.codes += bytearray(codes)  # bytearray() reads a list at C speed
+        else:
+            self.codes.extend(array(width, codes))
+
+    def extend_from(self, values: list[Any], codes: bytearray | array[int]) -> None:
+        """``extend`` with the rows of another facet (its values and codes), at C speed
+        where both hold a byte a row (``bytes.translate``). The other's values are
+        interned in their order, which is the order of their first rows: the codes are
+        those ``extend`` gives its rows."""
+        table = [self.ids[v] for v in values]
+        if type(codes) is bytearray and len(self.values) <= 256 and type(self.codes) is bytearray:
+            self.codes += codes.translate(bytes(table).ljust(256, b"\0"))
+        else:
+            self.extend(map(values.__getitem__, codes))
 
     def value(self, row: int) -> Any:
         return self.values[self.codes[row]]

@@ -80,7 +80,7 @@ def attempt_problem(rec: Mapping[str, Any]) -> str | None:
 
 
 # optional numbers of a turn: absent or null, else a non-negative number (ints for counts)
-_TURN_NUMBERS = ("elapsed_ms", "cost_usd", "first_token_ms", "first_call_ms", "latency_ms")
+TURN_NUMBERS = ("elapsed_ms", "cost_usd", "first_token_ms", "first_call_ms", "latency_ms")
 _TURN_COUNTS = ("retries",)
 _USAGE_COUNTS = ("input_tokens", "output_tokens")
 _METRIC_COUNTS = (
@@ -107,7 +107,7 @@ def _number_problem(where: str, value: Any, count: bool) -> str | None:
 
 def _turn_problem(rec: Mapping[str, Any], prefix: str) -> str | None:
     """Why a turn's optional numbers and usage cannot be summed, or None."""
-    for key in (*_TURN_NUMBERS, *_TURN_COUNTS):
+    for key in (*TURN_NUMBERS, *_TURN_COUNTS):
         if key in rec:
             problem = _number_problem(prefix + key, rec[key], key in _TURN_COUNTS)
             if problem is not None:

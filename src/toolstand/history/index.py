@@ -593,7 +593,7 @@ class HistoryIndex:
         self.attempt.extend(attempts)
         # the network time of the attempt's turns: the figure the report's p50/p95 use
         self.latency.extend(column("f", list(cols[at["elapsed_ms"]]), as_float))
-        self.times.extend(times)
+        self.times.extend(array("d", times))
         self.offsets.extend(map(base.__add__, offs))
         first = self.rows
         self._users(first, count, cols[at["user"]], offs)

@@ -26,21 +26,30 @@ is the one the line-by-line reading makes. A chunk the scan read whole reaches t
 index as columns (``HistoryIndex._put``), any other as flat rows.
 
 Measured by instruction count (callgrind; the machine's load made wall time useless):
-103.6k instructions a row on the bench's history before, 86.3k with the scan; what is
-left is mostly the fixed cost of each C call (``bytes.find`` parses its arguments as a
-tuple), orjson, and the index's own columns (``_put``, some 18k).
+103.6k instructions a row on the bench's history before, 86.3k with the scan, 78.3k
+with a chunk read as one batch, second turns checked a column at a time and each number
+column's types read once (bench/README_history.md, fourth pass). What is left is spread
+thin: the fixed cost of each C call over some hundred passes a row (``bytes.find``
+parses its arguments as a tuple, and scans at some five instructions a byte), orjson,
+the 12% of rows with a second turn (170k each: their bodies scanned twice, their small
+keys decoded one by one), and the index's own columns (``_put``, some 18k).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain, compress, repeat
 from operator import itemgetter, sub
 from typing import Any
 
 import orjson
 
-from toolstand.history.fields import field_problem, second_turn_problem, turn_types_problem
+from toolstand.history.fields import (
+    TURN_NUMBERS,
+    field_problem,
+    second_turn_problem,
+    turn_types_problem,
+)
 from toolstand.history.quick import _NO_FACTS, NAN, HeadTemplate
 from toolstand.history.read import ERRORS, JUDGEMENT, SECOND, SECOND_NULL, second_keys
 from toolstand.history.report_rows import _second as second_facts
@@ -58,7 +67,10 @@ from toolstand.history.shape import (
 _U32 = 1 << 32
 _LIMIT = 1 << 14  # entries of each cache: bounded, a hostile file can make every line new
 _SECOND_OPEN = b',"second_turn":{'
-BATCH = 64  # lines read a pass at a time
+# lines read a pass at a time: a whole chunk of the index's (some 1,100 lines of the
+# bench's history), so that each pass's fixed cost and the columns' joining are paid once
+# a chunk (82.6k instructions a row against 86.8k with batches of 64)
+BATCH = 1 << 14
 _DELIM = b"}\n,{"  # a newline can only sit between tokens: see bulk
 _BAD = object()
 _FIRST = itemgetter(0)
@@ -72,9 +84,10 @@ def bulk(bodies: Sequence[bytes]) -> list[Any]:
     return bulk_joined(bodies)[0]
 
 
-def bulk_joined(bodies: Sequence[bytes]) -> tuple[list[Any], bytes]:
+def bulk_joined(bodies: Sequence[bytes]) -> tuple[list[Any], bytes, bool]:
     """(``orjson.loads(b"{" + body + b"}")`` of each body (or _BAD where that fails), in
-    one call for all of them when it can be; the bodies joined).
+    one call for all of them when it can be; the bodies joined; whether that one call
+    read them, so that none is _BAD).
 
     The bodies are joined into one array ``[{b1}\\n,{b2}\\n,...]``. A raw newline cannot
     stand inside a JSON string, so each ``}`` before one is a closing brace; when no
@@ -84,7 +97,7 @@ def bulk_joined(bodies: Sequence[bytes]) -> tuple[list[Any], bytes]:
     bodies each item is one body's object, decoded as it would be alone."""
     text = _DELIM.join(bodies)
     if not bodies:
-        return [], text
+        return [], text, True
     if b"[" not in text:
         try:
             out: list[Any] = orjson.loads(b"[{" + text + b"}]")
@@ -92,8 +105,8 @@ def bulk_joined(bodies: Sequence[bytes]) -> tuple[list[Any], bytes]:
             pass
         else:
             if len(out) == len(bodies):
-                return out, text
-    return [_one_object(b) for b in bodies], text
+                return out, text, True
+    return [_one_object(b) for b in bodies], text, False
 
 
 def _one_object(body: bytes) -> Any:
@@ -153,6 +166,8 @@ class Scan:
         # its bytes, and the kinds of its head alone
         self._turn_parts: dict[bytes, Any] = {}
         self._turn_kinds: dict[tuple[Any, ...], Any] = {}
+        # a second turn's judgement (its JSON) -> whether it passed, or _BAD (_passed)
+        self._turn_judged: dict[bytes, Any] = {}
         # the flat columns _turn_row sets (the rest are the scan's): (index, key)
         self.turn_seg = [(5 + i, k) for i, k in enumerate(FLAT_KEYS) if k in shape.keys]
         self.turn_s = [(5 + i, k) for i, k in enumerate(FLAT_KEYS) if k in self.s_flat]
@@ -168,7 +183,7 @@ class Scan:
         read them all, else their flat rows (shape.flat_of); ``ix.lines`` moves past
         them. The lines are found by one ``find`` each
         (``bytes.split`` reads byte by byte, ``find`` a word at a time), then read in
-        batches of BATCH lines: each pass over a batch then finds it in the cache."""
+        batches of BATCH lines (one batch, unless the lines are very short)."""
         ix = self.ix
         view = memoryview(ix._buf)
         try:
@@ -257,7 +272,6 @@ class Scan:
                 [x if k not in bad else col[ok] for k, x in enumerate(col)]
                 for col in (a, c, s, u, starts)
             )
-        heads = list(map(self._heads.get, map(getitem, map(slice, starts, a)), repeat(_BAD)))
         cut = s
         if max(map(sub, s, c)) > _SHORT:  # a second turn makes a long tail: none kept
             cut = list(s)
@@ -266,32 +280,36 @@ class Scan:
                 q = find(SECOND, c[k], s[k])
                 if q > 0 and startswith(_SECOND_OPEN, q):
                     cut[k] = c[k]  # no tail is empty: the empty one stands for _TURN
-        tails = list(map(self._tails.get, map(getitem, map(slice, c, cut)), repeat(_BAD)))
-        if _BAD in heads:
-            heads = [
-                x if x is not _BAD else self._learn_head(data[p:q])
-                for x, p, q in zip(heads, starts, a, strict=True)
-            ]
-        if _BAD in tails:
-            tails = [
-                x if x is not _BAD else self._learn_tail(data[p:q])
-                for x, p, q in zip(tails, c, s, strict=True)
-            ]
-        nums, text = bulk_joined(list(map(getitem, map(slice, map(_PLUS_ONE, a), c))))
+        # each part from its cache (a miss, seldom: the batch learned part by part)
+        keys = list(map(getitem, map(slice, starts, a)))
+        try:
+            heads = list(map(self._heads.__getitem__, keys))
+        except KeyError:
+            heads = list(map(self._learn_head, keys))
+        keys = list(map(getitem, map(slice, c, cut)))
+        try:
+            tails = list(map(self._tails.__getitem__, keys))
+        except KeyError:
+            tails = list(map(self._learn_tail, keys))
+        nums, text, whole = bulk_joined(list(map(getitem, map(slice, map(_PLUS_ONE, a), c))))
         if SECOND in text:  # a number's object holds a second_turn key: not the line's
             bad.update(k for k, x in enumerate(map(getitem, map(slice, a, c))) if SECOND in x)
-        segs = bulk(list(map(getitem, map(slice, map(_PLUS_ONE, s), u))))
-        for col in (heads, tails):
-            if None in col:
-                bad.update(k for k in range(n) if col[k] is None)
-        bad.update(self._bad_nums(nums))
-        bad.update(self._bad_segments(segs))
+        segs, _, whole_segs = bulk_joined(list(map(getitem, map(slice, map(_PLUS_ONE, s), u))))
+        serials = _serials(heads, tails)  # None: a part not the scan's (None, not a tuple)
+        if serials is None:
+            bad.update(k for k in range(n) if heads[k] is None or tails[k] is None)
+        bad.update(self._bad_nums(nums, whole))
+        bad.update(self._bad_segments(segs, whole_segs))
         turn = self._turn
-        turns = [k for k in range(n) if tails[k] is turn] if turn in tails else []
+        if serials is not None:  # the turn's entry is the only one numbered 0
+            turns = [k for k in range(n) if tails[k] is turn] if 0 in serials[1] else []
+        else:
+            turns = [k for k in range(n) if tails[k] is turn] if turn in tails else []
         if bad:  # another line's values stand in for theirs
             if len(bad) == n:
                 return None, None, bad, [base + k for k in range(n)]
             heads, tails, nums, segs = _stand_in(bad, n, heads, tails, nums, segs)
+            serials = None
         try:
             number, sim, elapsed, retries, usage, cost = zip(*map(_V_GET, nums), strict=True)
         except KeyError:  # six keys, not the template's
@@ -299,25 +317,29 @@ class Scan:
             if len(bad) == n:
                 return None, None, bad, [base + k for k in range(n)]
             heads, tails, nums, segs = _stand_in(bad, n, heads, tails, nums, segs)
+            serials = None
             number, sim, elapsed, retries, usage, cost = zip(*map(_V_GET, nums), strict=True)
-        bad.update(_bad_numbers(number, elapsed, retries, cost))
+        # each column's types, read once: its checks and its nulls
+        types = te, tr, tc = _types(elapsed), _types(retries), _types(cost)
+        bad.update(_bad_numbers(number, elapsed, retries, cost, types))
         if _bad_usage(usage):
             tin, tout = _tokens(usage)
         else:
             tin = list(map(dict.get, usage, repeat("input_tokens")))
             tout = list(map(dict.get, usage, repeat("output_tokens")))
-        bad.update(_bad_counts(tin), _bad_counts(tout))
-        if None in tin or None in tout:
+        ti_t, to_t = _types(tin), _types(tout)
+        bad.update(_bad_counts(tin, ti_t), _bad_counts(tout, to_t))
+        if _NONE in ti_t or _NONE in to_t:
             reported = list(map(_either, tin, tout))
         else:
             reported = list(repeat(True, n))
-        kinds = list(
-            map(
-                self._kinds.get,
-                zip(map(_FIRST, heads), map(_FIRST, tails), map(bool, sim), reported, strict=True),
-            )
-        )
-        if None in kinds:
+        if serials is None:  # the stand-ins' (no part is None now)
+            serials = list(map(_FIRST, heads)), list(map(_FIRST, tails))
+        by = list(zip(*serials, map(bool, sim), reported, strict=True))
+        try:
+            kinds = list(map(self._kinds.__getitem__, by))
+        except KeyError:  # kinds not made yet (none for a row left to the index)
+            kinds = list(map(self._kinds.get, by))
             kinds = [
                 x
                 if x is not None or k in bad
@@ -325,10 +347,10 @@ class Scan:
                 for k, x in enumerate(kinds)
             ]
         # the report's kinds and numbers (NaN, NaN, 0, 0, 0 for a row without facts)
-        fl, co = _floats(elapsed), _floats(cost)
-        re = list(retries) if None not in retries else [x or 0 for x in retries]
-        ti = tin if None not in tin else [x or 0 for x in tin]
-        to = tout if None not in tout else [x or 0 for x in tout]
+        fl, co = _floats(elapsed, te), _floats(cost, tc)
+        re = list(retries) if _NONE not in tr else [x or 0 for x in retries]
+        ti = tin if _NONE not in ti_t else [x or 0 for x in tin]
+        to = tout if _NONE not in to_t else [x or 0 for x in tout]
         facts_cols: list[Any] = [kinds, fl, co, re, ti, to]
         if _NO_FACTS in kinds:
             for k, kind in enumerate(kinds):
@@ -362,10 +384,13 @@ class Scan:
         cols.append(list(repeat(None, n)))
         if turns:  # a second turn's rows are made one by one
             cols = [x if type(x) is list else list(x) for x in cols]
-            for k in turns:
+            begun = [None if k in bad else self._turn_start(data, c[k], ends[k]) for k in turns]
+            outcomes = self._turn_facts([x[1] for x in begun if x is not None])
+            outcome = iter(outcomes)
+            for k, start in zip(turns, begun, strict=True):
                 got = None
-                if k not in bad:
-                    got = self._turn_row(data, heads[k], nums[k], starts[k], c[k], ends[k],
+                if start is not None:
+                    got = self._turn_row(data, heads[k], nums[k], start, next(outcome), ends[k],
                                          [col[k] for col in facts_cols], reported[k])  # fmt: skip
                 if got is None:
                     bad.add(k)
@@ -382,12 +407,12 @@ class Scan:
 
     # --- the steps' checks and caches ---------------------------------------------------
 
-    def _bad_nums(self, nums: list[Any]) -> list[int]:
+    def _bad_nums(self, nums: list[Any], whole: bool) -> list[int]:
         """Rows whose numbers are not an object of the template's keys (in any order:
         each value is read by its key, so the order changes none of them; a row with
         six keys that are not the template's is found when they are read)."""
         size = len(self.v_keys)
-        if _BAD in nums or set(map(len, nums)) != {size}:
+        if (not whole and _BAD in nums) or set(map(len, nums)) != {size}:
             return [
                 k
                 for k, x in enumerate(nums)
@@ -395,12 +420,12 @@ class Scan:
             ]
         return []
 
-    def _bad_segments(self, segs: list[Any]) -> list[int]:
+    def _bad_segments(self, segs: list[Any], whole: bool) -> list[int]:
         """Rows whose segment ``segment`` (quick.py) would not take: not an object of
         the shape's number of keys with run_id among them."""
         nkeys = self.shape.nkeys
         if (
-            _BAD in segs
+            (not whole and _BAD in segs)
             or set(map(len, segs)) != {nkeys}
             or not all(map(dict.__contains__, segs, repeat("run_id")))
         ):
@@ -415,6 +440,9 @@ class Scan:
         """The entry of a head's part before its numbers (``{"type":"attempt",...``):
         decoded, it must hold the template's keys in order (as QuickPath._learn checks),
         a null transport error if it holds one, and no second_turn key anywhere."""
+        entry = self._heads.get(part, _BAD)  # learned by an earlier line of the batch
+        if entry is not _BAD:
+            return entry
         if len(self._heads) >= _LIMIT:
             self._heads.clear()
             self._kinds.clear()
@@ -434,6 +462,9 @@ class Scan:
         if it holds one), then second_turn null, the judgement (read and cached as
         ``_judged`` reads it), the error codes of a failure (``_errors``). _TURN for a
         line with a second turn, None for anything else."""
+        entry = self._tails.get(part, _BAD)  # learned by an earlier line of the batch
+        if entry is not _BAD:
+            return entry
         if len(self._tails) >= _LIMIT:
             self._tails.clear()
             self._tails[b""] = self._turn
@@ -477,27 +508,24 @@ class Scan:
         """QuickPath's kind for rows of these parts, judgement facts, simulated flag and
         usage: ``facts`` of the head they make, once per combination (the numbers of any
         other such row pass the same checks: see ``_bad_numbers``)."""
+        key = (head[0], tail[0], bool(nums["simulated"]), reported)
+        kind: Any = self._kinds.get(key)
+        if kind is not None:  # made for an earlier line of the batch
+            return kind
         if tail is self._turn:
-            kind: Any = _TURN_KIND  # made by _turn_row
+            kind = _TURN_KIND  # made by _turn_row
         else:
             f = facts(_head_of(head, nums, tail), None, tail[5], True)
             kind = _NO_FACTS if f is None else f[0]
         if len(self._kinds) >= _LIMIT:
             self._kinds.clear()
-        self._kinds[(head[0], tail[0], bool(nums["simulated"]), reported)] = kind
+        self._kinds[key] = kind
         return kind
 
-    def _turn_row(
-        self, data: bytes, head_entry: Any, nums: dict[str, Any], pos: int, c: int, nl: int,
-        numbers: list[Any], reported: bool,
-    ) -> tuple[Any, ...] | None:  # fmt: skip
-        """(verdict, error codes, the head's part after the numbers, the segment, the
-        report's kind and numbers) that ``_fast`` reads of a line with a second turn, or
-        None (the index reads it): its head's part before the numbers and the numbers
-        already read and checked as QuickPath checks them, so that the report's facts
-        are those of the head alone (``_turn_kind``, once per kind) with the second
-        turn's outcome and counts put in, as ``report_rows.facts`` puts them."""
-        ix = self.ix
+    def _turn_start(self, data: bytes, c: int, nl: int) -> tuple[Any, ...] | None:
+        """(the head's part after the numbers (serial, decoded), the second turn's small
+        keys, where the top-level judgement's value starts) of a line
+        with a second turn, as ``_fast`` finds them; None where it would not read so."""
         q = data.find(SECOND, c, nl)
         if q < 0:
             return None
@@ -505,7 +533,77 @@ class Scan:
         got = _second(data, q, nl) if part is not None else None
         if got is None or data.startswith(JNULL, got[1]):
             return None
-        st, v = got
+        return part, *got
+
+    def _turn_facts(self, turns: list[dict[str, Any]]) -> list[Any]:
+        """``second_facts`` of each second turn's small keys where ``second_turn_problem``
+        passes it, else None: a column at a time for the turns with no transport error
+        and numbers, counts and usage that pass the scan's checks of them (each then
+        passes ``_turn_problem``'s), their judgements' checks cached by the judgement's
+        JSON (they read nothing else of it); any other turn one by one."""
+        if not turns:
+            return []
+        n = len(turns)
+        get = dict.get
+        retries = list(map(get, turns, repeat("retries")))
+        tin, tout = _tokens(list(map(get, turns, repeat("usage"))))
+        bad: set[int] = set()
+        bad.update(_bad_counts(retries), _bad_counts(tin), _bad_counts(tout))
+        codes = list(map(get, turns, repeat("transport_error")))
+        if codes.count(None) != n:
+            bad.update(k for k, x in enumerate(codes) if x is not None)
+        for key in TURN_NUMBERS:
+            col = list(map(get, turns, repeat(key)))
+            if not _amounts(col):
+                bad.update(k for k, x in enumerate(col) if not (x is None or _amount(x)))
+        passed = self._passed(list(map(get, turns, repeat("judgement"))))
+        if _BAD in passed:
+            bad.update(k for k, x in enumerate(passed) if x is _BAD)
+        re = retries if None not in retries else [x or 0 for x in retries]
+        ti = [x or 0 for x in tin] if any(tin) else repeat(0)
+        to = [x or 0 for x in tout] if any(tout) else repeat(0)
+        out: list[Any] = list(
+            zip(map(_NO_CODE, passed), zip(re, ti, to, strict=False), strict=False)
+        )
+        for k in bad:
+            st = turns[k]
+            out[k] = None if second_turn_problem(st) else second_facts(st)
+        return out
+
+    def _passed(self, judgements: list[Any]) -> list[Any]:
+        """Whether each second turn's judgement passed, or _BAD where it fails
+        ``_judgement_problem`` or is no object (each answer cached by the judgement's
+        JSON, which is all the check and ``passed`` read)."""
+        memo = self._turn_judged
+        try:
+            keys = list(map(orjson.dumps, judgements))
+        except orjson.JSONEncodeError:  # an integer past 64 bits, say: no cache
+            return [_BAD] * len(judgements)
+        got = list(map(memo.get, keys))
+        if None in got:
+            if len(memo) >= _LIMIT:
+                memo.clear()
+            for key, j in zip(keys, judgements, strict=True):
+                if key not in memo:
+                    fine = j is None or type(j) is dict
+                    fine = fine and second_turn_problem({"judgement": j}) is None
+                    memo[key] = bool((j or {}).get("passed")) if fine else _BAD
+            got = list(map(memo.__getitem__, keys))
+        return got
+
+    def _turn_row(
+        self, data: bytes, head_entry: Any, nums: dict[str, Any], start: tuple[Any, ...],
+        turn: Any, nl: int, numbers: list[Any], reported: bool,
+    ) -> tuple[Any, ...] | None:  # fmt: skip
+        """(verdict, error codes, the head's part after the numbers, the segment, the
+        report's kind and numbers) that ``_fast`` reads of a line with a second turn, or
+        None (the index reads it): its head's part before the numbers and the numbers
+        already read and checked as QuickPath checks them, its start (``_turn_start``)
+        and its turn's outcome (``_turn_facts``) read, so that the report's facts are
+        those of the head alone (``_turn_kind``, once per kind) with the second turn's
+        outcome and counts put in, as ``report_rows.facts`` puts them."""
+        ix = self.ix
+        part, st, v = start
         e = data.find(ERRORS, v, nl)
         if e < 0:
             return None
@@ -535,14 +633,12 @@ class Scan:
         if kind is None:
             kind = self._turn_kind(key, head_entry, nums, part[1], j[1])
         f: Any = None
-        if kind is not _NO_FACTS and second_turn_problem(st) is None:
-            turn = second_facts(st)
-            if turn is not None:
-                outcome, (sret, sin, sout) = turn
-                _, el, co, re, ti, to = numbers
-                re, ti, to = re + sret, ti + sin, to + sout
-                if re < _U32 and ti < _U32 and to < _U32:
-                    f = ((*kind[:10], outcome, *kind[11:]), el, co, re, ti, to)
+        if kind is not _NO_FACTS and turn is not None:
+            outcome, (sret, sin, sout) = turn
+            _, el, co, re, ti, to = numbers
+            re, ti, to = re + sret, ti + sin, to + sout
+            if re < _U32 and ti < _U32 and to < _U32:
+                f = ((*kind[:10], outcome, *kind[11:]), el, co, re, ti, to)
         if f is None:
             head = _head_of(head_entry, nums, part)
             if turn_types_problem(head, st) or field_problem(head, "attempt"):
@@ -594,6 +690,14 @@ def rows_of(cols: Sequence[Sequence[Any]], facts: Sequence[Sequence[Any]]) -> li
     return [(*r[:3], p, *r[4:]) for r, p in zip(zip(*cols, strict=True), packed, strict=True)]
 
 
+def _serials(heads: list[Any], tails: list[Any]) -> tuple[list[int], list[int]] | None:
+    """The serials of the rows' parts, or None where a part is None (not the scan's)."""
+    try:
+        return list(map(_FIRST, heads)), list(map(_FIRST, tails))
+    except TypeError:
+        return None
+
+
 def _stand_in(bad: set[int], n: int, *cols: list[Any]) -> list[list[Any]]:
     """The columns with another row's value in place of each bad row's (so that the
     passes over a column read values of the types they expect; bad rows are dropped)."""
@@ -613,26 +717,35 @@ def _head_of(head: Any, nums: dict[str, Any], tail: Any) -> dict[str, Any]:
     return out
 
 
-def _bad_numbers(number: Any, elapsed: Any, retries: Any, cost: Any) -> list[int]:
+def _bad_numbers(
+    number: Any, elapsed: Any, retries: Any, cost: Any, types: tuple[set[type], ...]
+) -> list[int]:
     """Rows whose numbers QuickPath would not take: an attempt number that is not a
     positive integer, an elapsed time or cost that is not an amount, retries that are
-    not a count."""
+    not a count (``types``: the types of elapsed, retries and cost, as _types reads
+    them)."""
     out: list[int] = []
     if set(map(type, number)) != {int} or min(number) < 1:
         out += [k for k, x in enumerate(number) if type(x) is not int or x < 1]
-    for col in (elapsed, cost):
-        if not _amounts(col):
+    te, tr, tc = types
+    for col, kinds in ((elapsed, te), (cost, tc)):
+        if not _amounts(col, kinds):
             out += [k for k, x in enumerate(col) if not (x is None or _amount(x))]
-    if not _counts(retries):
+    if not _counts(retries, tr):
         out += [k for k, x in enumerate(retries) if not _count(x)]
     return out
 
 
-def _floats(col: Sequence[Any]) -> list[float]:
+def _types(col: Iterable[Any]) -> set[type]:
+    """The types of a column's values (one pass: its checks and nulls read this)."""
+    return set(map(type, col))
+
+
+def _floats(col: Sequence[Any], kinds: set[type]) -> list[float]:
     """The report's value of each amount (NaN for null; a value no check passed, in a
-    row that is then left to the index, reads NaN too)."""
+    row that is then left to the index, reads NaN too); ``kinds``: _types(col)."""
     try:
-        if None in col:
+        if _NONE in kinds:
             return list(map(float, map(_NULL_NAN.get, col, col)))  # type: ignore[arg-type]
         return list(map(float, col))
     except (TypeError, ValueError):
@@ -652,6 +765,10 @@ _NO_REPORT = (None, NAN, NAN, 0, 0, 0)  # a row the report reads from its line
 _TURN_KIND = object()  # the kind of a second turn's row before _turn_row makes it
 _SHORT = 1536  # a tail longer than this may be a second turn's (looked at first)
 _KEPT = 1 << 13  # parts longer than this are not kept as cache keys
+
+
+def _NO_CODE(passed: bool) -> tuple[None, bool]:
+    return (None, passed)
 
 
 def _one_tuple(keys: list[str]) -> Any:
@@ -694,25 +811,34 @@ def _count(x: Any) -> bool:
     return x is None or (type(x) is int and 0 <= x < _U32)
 
 
-def _amounts(col: Sequence[Any]) -> bool:
-    """Whether every value is null or a non-negative finite number (below 2**32)."""
-    vals = [x for x in col if x is not None] if None in col else col
-    if not vals:
-        return True
-    if not set(map(type, vals)) <= {int, float}:
+def _amounts(col: Sequence[Any], kinds: set[type] | None = None) -> bool:
+    """Whether every value is null or a non-negative finite number (below 2**32);
+    ``kinds``: _types(col), if read already."""
+    return _within(col, _AMOUNT_TYPES, _types(col) if kinds is None else kinds)
+
+
+def _counts(col: Sequence[Any], kinds: set[type] | None = None) -> bool:
+    """Whether every value is null or a non-negative integer below 2**32."""
+    return _within(col, _COUNT_TYPES, _types(col) if kinds is None else kinds)
+
+
+def _within(col: Sequence[Any], allowed: frozenset[type], kinds: set[type]) -> bool:
+    if not kinds <= allowed:
         return False
-    return min(vals) >= 0 and max(vals) < _U32
+    if _NONE in kinds:
+        if len(kinds) == 1:
+            return True
+        col = [x for x in col if x is not None]
+    return not col or (min(col) >= 0 and max(col) < _U32)
 
 
-def _counts(col: Sequence[Any]) -> bool:
-    vals = [x for x in col if x is not None] if None in col else col
-    if not vals:
-        return True
-    return set(map(type, vals)) == {int} and min(vals) >= 0 and max(vals) < _U32
+_NONE = type(None)
+_AMOUNT_TYPES: frozenset[type] = frozenset((int, float, _NONE))
+_COUNT_TYPES: frozenset[type] = frozenset((int, _NONE))
 
 
-def _bad_counts(col: Sequence[Any]) -> list[int]:
-    if _counts(col):
+def _bad_counts(col: Sequence[Any], kinds: set[type] | None = None) -> list[int]:
+    if _counts(col, kinds):
         return []
     return [k for k, x in enumerate(col) if not _count(x)]
 

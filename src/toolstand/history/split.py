@@ -137,10 +137,10 @@ def merge(ix: HistoryIndex, s: dict[str, Any]) -> int:
     codes_of: dict[str, list[int]] = {}
     for name, (values, codes) in s["facets"].items():
         f = ix.facets[name]
-        f.extend(map(values.__getitem__, codes))
+        f.extend_from(values, codes)
         codes_of[name] = [f.ids[v] for v in values]
     for f, (values, codes) in ((ix.verdict, s["verdict"]), (ix.errors, s["errors"])):
-        f.extend(map(values.__getitem__, codes))
+        f.extend_from(values, codes)
     kinds, kind, elapsed, cost, retries, tin, tout, odd = s["report"]
     r = ix.report
     table = [0]  # ODD stays ODD
