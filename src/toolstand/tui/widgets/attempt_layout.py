@@ -58,13 +58,9 @@ ERRORS_GOAL = 15  # a code such as unexpected_call whole: a list may be longer s
 INDENT = 2
 LINE_ONE: tuple[tuple[str, int | None], ...] = (("provider/model", 10), ("case", 12), ("time", 14))
 TOP_FALLBACKS: tuple[dict[str, int | None], ...] = ({}, {"time": 8}, {"time": None})
-LINE_TWO: tuple[tuple[str, int | None], ...] = (
-    ("mode", 8),
-    ("#", 2),
-    ("feedback", 8),
-    ("verdict", 7),
-    ("errors", 10),
-    ("network", 7),
+# the second line's columns, with their least widths of the one-line layout
+LINE_TWO = tuple(
+    c for c in COLUMNS if c[0] in ("mode", "#", "feedback", "verdict", "errors", "network")
 )
 BOTTOM_FALLBACKS: tuple[dict[str, int | None], ...] = (
     {},
