@@ -103,6 +103,19 @@ async def test_a_runs_folder_with_no_verdicts_does_not_re_list_the_cases(
         assert app.screen.query_one("#case-table", DataTable).row_count
 
 
+async def test_a_project_with_one_case_file_has_no_file_chooser_to_build(
+    app_for: Callable[..., ToolstandApp],
+) -> None:
+    # a Select and its overlay, ~10 ms of the first paint, never shown with one
+    # file (test_bfcl_open.py: a config with several has it, and uses it)
+    app = app_for()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert len(app.project.case_files) == 1
+        assert not app.screen.query("#case-file")
+        assert app.screen.query_one("#case-table", DataTable).row_count
+
+
 COLLECTOR_PROBE = """
 import asyncio, gc, json
 from pathlib import Path

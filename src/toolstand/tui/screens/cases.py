@@ -138,15 +138,18 @@ class CasesScreen(CaseListing):
             with Vertical(id="list-pane"):
                 project = self.app.project
                 files = project.case_files
-                chooser = Select(
-                    [(visible(p.name), str(p)) for p in files],
-                    value=str(project.cases_path) if project.cases_path in files else Select.NULL,
-                    prompt="case file",
-                    id="case-file",
-                    compact=True,
-                )
-                chooser.display = len(files) > 1  # a config with several files (BFCL)
-                yield chooser
+                # a config with several files (BFCL) only: with one there is nothing to
+                # choose, and a Select (with its overlay) is ~10 ms of the first paint
+                if len(files) > 1:
+                    yield Select(
+                        [(visible(p.name), str(p)) for p in files],
+                        value=str(project.cases_path)
+                        if project.cases_path in files
+                        else Select.NULL,
+                        prompt="case file",
+                        id="case-file",
+                        compact=True,
+                    )
                 yield Input(placeholder="search id or text", id="search", compact=True)
                 with Horizontal(id="filters"):
                     yield Select(
@@ -485,6 +488,7 @@ class CasesScreen(CaseListing):
         project = self.app.project
         if path is not None and path != project.cases_path and path in project.case_files:
             self.open_file(path)
-            with self.prevent(Select.Changed):
-                self.query_one("#case-file", Select).value = str(path)
+            with self.prevent(Select.Changed):  # none when the config had one file at start
+                for chooser in self.query("#case-file").results(Select):
+                    chooser.value = str(path)
         self._edit(values_from_case(data), None, None)
