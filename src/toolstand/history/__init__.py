@@ -52,7 +52,7 @@ from toolstand.history.read import (
     split_metrics,
     unique_paths,
 )
-from toolstand.history.report_rows import ODD, ReportRows
+from toolstand.history.report_rows import ODD, ReportRows, record_repair_ended, repair_ended
 from toolstand.history.shape import VERDICTS, error_code, flat_row
 from toolstand.history.sidecar import FOLDER, MIN_ROWS, open_indexed, sidecar_path
 from toolstand.history.write import (
@@ -110,6 +110,8 @@ __all__ = [
     "outcome_problem",
     "read_line",
     "read_record",
+    "record_repair_ended",
+    "repair_ended",
     "repair_tail",
     "run_query",
     "scan",

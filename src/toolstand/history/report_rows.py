@@ -235,6 +235,24 @@ def _second(st: Mapping[str, Any]) -> tuple[tuple[Any, bool], tuple[int, int, in
     return outcome, (sret or 0, sin or 0, sout or 0)
 
 
+def repair_ended(repair: tuple[Any, ...] | None) -> str | None:
+    """How repair turns ended, from ``_repair``'s reading (a kind's repair field): "err"
+    (a transport error stopped them), "pass" (one passed), "fail"; None: none needed."""
+    if repair is None:
+        return None
+    if repair[1] is not None:
+        return "err"
+    return "pass" if repair[5] is not None else "fail"
+
+
+def record_repair_ended(rec: Mapping[str, Any]) -> str | None:
+    """``repair_ended`` of an attempt record's repair summary, read as the report reads
+    it (a summary it reads apart, or none: None)."""
+    summary = rec.get("repair")
+    got = _repair(summary) if isinstance(summary, Mapping) else None
+    return None if isinstance(got, bool) else repair_ended(got)
+
+
 def _repair(summary: Mapping[str, Any]) -> tuple[Any, ...] | bool | None:
     """What RepairTally.add reads of a repair summary; False: a value it would read
     differently from a plain JSON count."""

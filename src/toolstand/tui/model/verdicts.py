@@ -8,11 +8,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolstand.history import ODD, HistoryIndex, HistoryWarning, scan
+from toolstand.history import (
+    ODD,
+    HistoryIndex,
+    HistoryWarning,
+    record_repair_ended,
+    repair_ended,
+    scan,
+)
 
-# where a report kind (history.report_rows.facts) holds the repair summary, and where
-# that summary holds the transport code and the repair that passed
-_REPAIR_AT, _TE_AT, _PASSED_AT = 9, 1, 5
+_REPAIR_AT = 9  # where a report kind (history.report_rows.facts) holds its repair
 UNKNOWN = "?"  # a repair outcome the index cannot tell: read the record
 
 
@@ -103,23 +108,12 @@ def repair_outcome(ix: HistoryIndex, row: int) -> str | None:
     kind = report.kinds[code]
     if kind is None:
         return UNKNOWN
-    summary = kind[_REPAIR_AT]
-    if summary is None:
-        return None
-    if summary[_TE_AT] is not None:
-        return "err"
-    return "pass" if summary[_PASSED_AT] is not None else "fail"
+    return repair_ended(kind[_REPAIR_AT])
 
 
 def repair_of(rec: Mapping[str, Any]) -> str | None:
     """``repair_outcome`` read from an attempt record's repair summary."""
-    summary = rec.get("repair")
-    if not isinstance(summary, dict) or not summary.get("needed"):
-        return None
-    if summary.get("transport_error"):
-        return "err"
-    k = summary.get("passed_after")
-    return "pass" if type(k) is int and k >= 1 else "fail"
+    return record_repair_ended(rec)
 
 
 def has_repairs(ix: HistoryIndex) -> bool:
