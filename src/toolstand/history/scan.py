@@ -771,23 +771,6 @@ def _NO_CODE(passed: bool) -> tuple[None, bool]:
     return (None, passed)
 
 
-def _one_tuple(keys: list[str]) -> Any:
-    key = keys[0]
-    return lambda d: (d[key],)
-
-
-def _PLUS_NULL(q: int) -> int:
-    return q + _NULL_AT
-
-
-def _all3(a: bool, b: bool, c: int) -> bool:
-    return a and b and c > 0
-
-
-def _not(x: bool) -> bool:
-    return not x
-
-
 def _either(a: Any, b: Any) -> bool:
     return a is not None or b is not None
 

@@ -204,7 +204,6 @@ def content_widths(ix: HistoryIndex) -> dict[str, int]:
         for f in ("case", "model", "provider", "mode")
     }
     # one provider in the file (the simulator's "sim"): the title names it, the cells
-    # hold the models alone
     # hold the models alone (title_of): the title's width is counted here
     if one_provider(ix) is not None:
         wants["provider/model"] = max(len("model"), wants["model"])
