@@ -208,3 +208,17 @@ async def test_one_provider_is_named_in_the_title_and_its_models_are_whole(
     header, first = await header_and_first_row(app_for(start_mode="history"), len(recs))
     assert "model (sim)" in header and "provider" not in header, header
     assert recs[0]["model"] in first.split(), first
+
+
+def test_the_layout_helpers_take_empty_huge_and_zero_width_values() -> None:
+    # an empty id, no room at all, an id of separators only, a huge one: never an error,
+    # never more cells than given
+    huge = "a_" * 50_000
+    assert two_lines("", 0) == [""] and two_lines("abc", 0) == [""]
+    assert two_line_width("____") == 2 and two_line_width("") == 0
+    assert all(len(x) <= 40 for x in two_lines(huge, 40))
+    assert fit_codes([], 0) == "" and fit_codes(["x" * 50], 0) == ""
+    assert len(fit_codes(["unexpected_call", huge], 20)) <= 20
+    for width in (0, 5, 80):
+        for line in lines(width, {"case": len(huge), "errors": len(huge), "model": 10**6}):
+            assert all(w >= 0 for _, w in line)
